@@ -1,0 +1,80 @@
+//! `crawlaudit check ROBOTS_FILE USER_AGENT URL...`
+
+use std::ffi::OsString;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+
+use crawlaudit::robots::{Robots, path_params_query, product_token};
+
+/// Arguments of `check`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Prints one line per URL, tab-separated: `allowed` or `disallowed`, the URL, and
+the deciding rule as `LINE: Directive: pattern` (`-` when no rule matched).
+/robots.txt itself is always allowed (RFC 9309 section 2.2.2).")]
+pub struct Args {
+    /// The robots.txt file to test against.
+    robots_file: PathBuf,
+    /// The crawler's robots.txt product token (`Googlebot`); of a value like
+    /// `Googlebot/2.1` the leading run of letters, `-` and `_` is taken.
+    user_agent: String,
+    /// URLs to test: full URLs or paths (`/a/b?q`), compared as given (no
+    /// percent-decoding).
+    #[arg(required = true)]
+    urls: Vec<OsString>,
+}
+
+/// Runs `check`.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let token = product_token(args.user_agent.trim());
+    if token.is_empty() {
+        bail!(
+            "user agent {:?} has no robots.txt product token: give a name such as `Googlebot` \
+             (letters, `-` and `_`)",
+            args.user_agent
+        );
+    }
+    let body = std::fs::read(&args.robots_file)
+        .with_context(|| format!("cannot read robots.txt file {}", args.robots_file.display()))?;
+    let robots = Robots::parse(&body);
+    let group = robots.group(&[token]);
+    let mut out = BufWriter::new(io::stdout().lock());
+    for url in &args.urls {
+        let url = os_bytes(url);
+        let path = path_params_query(&url);
+        let verdict = group.check(&path);
+        let decision = if verdict.allowed() {
+            "allowed"
+        } else {
+            "disallowed"
+        };
+        write!(out, "{decision}\t")?;
+        out.write_all(&url)?;
+        match verdict.rule() {
+            Some(rule) => writeln!(out, "\t{rule}")?,
+            None => writeln!(out, "\t-")?,
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The bytes of a command-line argument: exact on Unix, where arguments need
+/// not be UTF-8; elsewhere the argument's UTF-8 form.
+fn os_bytes(arg: &OsString) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::borrow::Cow::Borrowed(arg.as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        match arg.to_string_lossy() {
+            std::borrow::Cow::Borrowed(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
+            std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! Command-line parsing and dispatch. Each subcommand lives in its own file
+//! with its arguments and a `run` function; the library never sees clap.
+
+mod check;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code for usage and input errors.
+const EXIT_INPUT_ERROR: u8 = 2;
+
+/// Which crawlers disobeyed this site's robots rules?
+#[derive(Debug, Parser)]
+#[command(name = "crawlaudit", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Test URLs against a robots.txt file, as Google's robots.txt tester does.
+    Check(check::Args),
+}
+
+/// Runs the command line and returns the process exit code: 0 on success,
+/// 2 on a usage or input error (with a one-line message on stderr).
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => check::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            let _ = writeln!(io::stderr(), "crawlaudit: error: {err:#}");
+            ExitCode::from(EXIT_INPUT_ERROR)
+        }
+    }
+}
+
+/// A closed stdout (`crawlaudit check ... | head`) is not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain()
+        .filter_map(|e| e.downcast_ref::<io::Error>())
+        .any(|e| e.kind() == io::ErrorKind::BrokenPipe)
+}

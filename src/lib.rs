@@ -1,0 +1,21 @@
+//! # crawlaudit
+//!
+//! Tells site owners which crawlers disobeyed their robots rules. The
+//! library is a set of small stages; the `crawlaudit` binary is a thin
+//! command line over them.
+//!
+//! - [`robots`]: the robots.txt evaluator (RFC 9309, agreeing with Google's
+//!   reference matcher): parse once, then decide many paths, each
+//!   [`robots::Verdict`] naming its deciding rule and line.
+//!
+//! ```
+//! use crawlaudit::robots::{Robots, path_params_query};
+//!
+//! let robots = Robots::parse(b"User-agent: Googlebot\nDisallow: /search\n");
+//! let path = path_params_query(b"https://example.com/search?q=rust");
+//! let verdict = robots.check(&["Googlebot"], &path);
+//! assert!(!verdict.allowed());
+//! assert_eq!(verdict.rule().unwrap().line(), 2);
+//! ```
+
+pub mod robots;

@@ -1,0 +1,544 @@
+//! The robots.txt evaluator: RFC 9309, agreeing with Google's reference
+//! parser and matcher (github.com/google/robotstxt) where the two differ.
+//!
+//! [`Robots::parse`] reads a file once (bytes, never failing); [`Robots::group`]
+//! picks the group for a crawler's product tokens; [`Group::check`] decides
+//! a path and returns a [`Verdict`] that names the deciding rule and its line.
+//!
+//! ```
+//! use crawlaudit::robots::Robots;
+//!
+//! let robots = Robots::parse(b"User-agent: *\nDisallow: /private/\nAllow: /private/ok\n");
+//! let group = robots.group(&["Googlebot"]);
+//! let verdict = group.check(b"/private/secret.html");
+//! assert!(!verdict.allowed());
+//! assert_eq!(verdict.rule().unwrap().to_string(), "2: Disallow: /private/");
+//! assert!(group.check(b"/private/ok").allowed());
+//! ```
+//!
+//! Where we deliberately go beyond the reference library:
+//! - `/robots.txt` itself is always allowed (RFC 9309 section 2.2.2; the
+//!   reference leaves this to its caller).
+//! - Only the first 500 KiB are read (Google's documented limit; the
+//!   reference library reads whatever it is given).
+//! - `Crawl-delay`, `Request-rate`, `Sitemap` and `Noindex` lines are kept
+//!   for the audit; to the matcher they are lines it ignores, as in the
+//!   reference, so they do not start a new group.
+
+mod extensions;
+mod parse;
+mod pattern;
+mod url;
+
+use std::collections::HashMap;
+use std::fmt;
+
+pub use extensions::{CrawlDelay, DelaySource};
+pub use parse::{MAX_LINE_BYTES, MAX_ROBOTS_BYTES};
+pub use url::{path_params_query, target_path};
+
+use extensions::Extension;
+use parse::Key;
+use pattern::{Pattern, Subject};
+
+/// `Allow` or `Disallow`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RuleKind {
+    /// An `Allow:` line.
+    Allow,
+    /// A `Disallow:` line.
+    Disallow,
+}
+
+impl fmt::Display for RuleKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RuleKind::Allow => "Allow",
+            RuleKind::Disallow => "Disallow",
+        })
+    }
+}
+
+/// One `Allow` or `Disallow` rule of a robots.txt.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    kind: RuleKind,
+    line: u32,
+    /// The pattern as written (white space trimmed), for display.
+    written: Box<[u8]>,
+    pattern: Pattern,
+}
+
+impl Rule {
+    /// `Allow` or `Disallow`.
+    pub fn kind(&self) -> RuleKind {
+        self.kind
+    }
+
+    /// The 1-based line of robots.txt the rule is on.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// The pattern as written in robots.txt.
+    pub fn pattern(&self) -> &[u8] {
+        &self.written
+    }
+
+    /// The pattern after escaping (`%xx` upper-cased, non-ASCII bytes
+    /// escaped), which is what is matched; its length is the rule's priority.
+    pub fn escaped_pattern(&self) -> &[u8] {
+        self.pattern.escaped()
+    }
+
+    /// The rule's weight: the length in bytes of its escaped pattern. Longer
+    /// wins; on a tie, `Allow` wins.
+    pub fn priority(&self) -> usize {
+        self.pattern.priority()
+    }
+
+    /// `Disallow: /private/` (the directive and the pattern as written).
+    pub fn directive(&self) -> String {
+        format!("{}: {}", self.kind, String::from_utf8_lossy(&self.written))
+    }
+
+    /// Is `self` the better of two matching rules? Higher priority wins; on
+    /// equal priority `Allow` beats `Disallow`; then the earlier line (the
+    /// reference keeps the first line of the highest priority).
+    fn beats(&self, other: &Rule) -> bool {
+        (
+            self.priority(),
+            self.kind == RuleKind::Allow,
+            std::cmp::Reverse(self.line),
+        ) > (
+            other.priority(),
+            other.kind == RuleKind::Allow,
+            std::cmp::Reverse(other.line),
+        )
+    }
+}
+
+impl fmt::Display for Rule {
+    /// `LINE: Directive: pattern`, as `crawlaudit check` prints it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.line, self.directive())
+    }
+}
+
+/// A `User-agent` line of a group.
+#[derive(Clone, Debug)]
+pub struct AgentLine {
+    line: u32,
+    written: String,
+}
+
+impl AgentLine {
+    /// The line number.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// The value as written (`Googlebot`, `*`).
+    pub fn value(&self) -> &str {
+        &self.written
+    }
+}
+
+/// A run of `User-agent` lines and the lines that follow them until the next
+/// `User-agent` line that comes after a rule.
+#[derive(Clone, Debug, Default)]
+struct Block {
+    agents: Vec<AgentLine>,
+    /// Sorted best first: priority descending, `Allow` first, line ascending.
+    rules: Vec<Rule>,
+    delays: Vec<CrawlDelay>,
+}
+
+/// A `Noindex:` line (not part of the standard; Google stopped honouring it
+/// in 2019). Recorded so that the audit can report it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoindexLine {
+    /// The line number.
+    pub line: u32,
+    /// The value as written.
+    pub value: String,
+}
+
+/// Facts about how a file was read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParseStats {
+    /// Lines read.
+    pub lines: u32,
+    /// Lines longer than [`MAX_LINE_BYTES`], which were cut.
+    pub long_lines: u32,
+    /// Bytes past [`MAX_ROBOTS_BYTES`] that were ignored.
+    pub ignored_bytes: usize,
+    /// `Allow`/`Disallow`/extension lines before any `User-agent` line,
+    /// which apply to no one.
+    pub rules_outside_groups: u32,
+}
+
+/// A parsed robots.txt, ready to answer many queries.
+#[derive(Clone, Debug, Default)]
+pub struct Robots {
+    blocks: Vec<Block>,
+    /// Lower-cased product token (as the reference extracts it) to the
+    /// blocks that name it.
+    by_agent: HashMap<Box<[u8]>, Vec<u32>>,
+    /// Blocks with a `*` user-agent.
+    global: Vec<u32>,
+    sitemaps: Vec<(u32, String)>,
+    noindex: Vec<NoindexLine>,
+    stats: ParseStats,
+}
+
+/// The product token of a robots.txt `User-agent` value as the reference
+/// extracts it: its leading run of `[A-Za-z_-]`.
+///
+/// ```
+/// use crawlaudit::robots::product_token;
+/// assert_eq!(product_token("Googlebot/2.1"), "Googlebot");
+/// assert_eq!(product_token("Foo Bar"), "Foo");
+/// assert_eq!(product_token("*"), "");
+/// ```
+pub fn product_token(value: &str) -> &str {
+    let end = value
+        .bytes()
+        .position(|b| !(b.is_ascii_alphabetic() || b == b'-' || b == b'_'))
+        .unwrap_or(value.len());
+    &value[..end]
+}
+
+fn product_token_bytes(value: &[u8]) -> &[u8] {
+    let end = value
+        .iter()
+        .position(|&b| !(b.is_ascii_alphabetic() || b == b'-' || b == b'_'))
+        .unwrap_or(value.len());
+    &value[..end]
+}
+
+/// Is a `User-agent` value the global `*`? Google also takes `*` followed by
+/// white space and more text as global.
+fn is_global_agent(value: &[u8]) -> bool {
+    value.first() == Some(&b'*')
+        && value
+            .get(1)
+            .is_none_or(|&b| matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r'))
+}
+
+impl Robots {
+    /// Parses a robots.txt body. Never fails: whatever is not understood is
+    /// ignored, as RFC 9309 asks.
+    pub fn parse(body: &[u8]) -> Robots {
+        let mut robots = Robots::default();
+        // True once the current block has seen an Allow/Disallow line: the
+        // next User-agent line then starts a new block.
+        let mut block_has_rule = false;
+        let tokens = parse::tokenize(body, |line| {
+            let number = line.number;
+            match line.key {
+                Key::UserAgent => {
+                    if robots.blocks.is_empty() || block_has_rule {
+                        robots.blocks.push(Block::default());
+                        block_has_rule = false;
+                    }
+                    let index = (robots.blocks.len() - 1) as u32;
+                    let written = String::from_utf8_lossy(line.value).into_owned();
+                    robots.blocks[index as usize].agents.push(AgentLine {
+                        line: number,
+                        written,
+                    });
+                    let list = if is_global_agent(line.value) {
+                        &mut robots.global
+                    } else {
+                        let name = product_token_bytes(line.value).to_ascii_lowercase();
+                        robots.by_agent.entry(name.into_boxed_slice()).or_default()
+                    };
+                    if list.last() != Some(&index) {
+                        list.push(index);
+                    }
+                }
+                Key::Allow | Key::Disallow => {
+                    let Some(block) = robots.blocks.last_mut() else {
+                        robots.stats.rules_outside_groups += 1;
+                        return;
+                    };
+                    block_has_rule = true;
+                    let kind = if line.key == Key::Allow {
+                        RuleKind::Allow
+                    } else {
+                        RuleKind::Disallow
+                    };
+                    let escaped = pattern::escape_pattern(line.value);
+                    let rule = Rule {
+                        kind,
+                        line: number,
+                        written: line.value.into(),
+                        pattern: Pattern::new(&escaped),
+                    };
+                    if kind == RuleKind::Allow {
+                        if let Some(dir) = index_html_directory(&escaped) {
+                            // Google treats "Allow: /dir/index.html" as also
+                            // allowing "/dir/" (and only that).
+                            block.rules.push(Rule {
+                                pattern: Pattern::new(&dir),
+                                ..rule.clone()
+                            });
+                        }
+                    }
+                    block.rules.push(rule);
+                }
+                Key::Sitemap => {
+                    robots
+                        .sitemaps
+                        .push((number, String::from_utf8_lossy(line.value).into_owned()));
+                }
+                Key::Other(key) => match extensions::classify(key) {
+                    Some(Extension::Noindex) => robots.noindex.push(NoindexLine {
+                        line: number,
+                        value: String::from_utf8_lossy(line.value).into_owned(),
+                    }),
+                    Some(ext @ (Extension::CrawlDelay | Extension::RequestRate)) => {
+                        let Some(block) = robots.blocks.last_mut() else {
+                            robots.stats.rules_outside_groups += 1;
+                            return;
+                        };
+                        let delay = if ext == Extension::CrawlDelay {
+                            extensions::parse_crawl_delay(number, line.value)
+                        } else {
+                            extensions::parse_request_rate(number, line.value)
+                        };
+                        block.delays.extend(delay);
+                    }
+                    None => {}
+                },
+            }
+        });
+        for block in &mut robots.blocks {
+            block.rules.sort_by(|a, b| {
+                b.priority()
+                    .cmp(&a.priority())
+                    .then_with(|| (b.kind == RuleKind::Allow).cmp(&(a.kind == RuleKind::Allow)))
+                    .then_with(|| a.line.cmp(&b.line))
+            });
+        }
+        robots.stats.lines = tokens.lines;
+        robots.stats.long_lines = tokens.long_lines;
+        robots.stats.ignored_bytes = tokens.ignored_bytes;
+        robots
+    }
+
+    /// The group that applies to a crawler whose robots.txt product tokens
+    /// are `tokens`, in order of preference (`["Googlebot-Image",
+    /// "Googlebot"]`): the groups naming the first token that any group
+    /// names, merged; else the `*` groups, merged; else no group (everything
+    /// allowed). Tokens are compared with the group's user-agent value
+    /// (its leading `[A-Za-z_-]` run) without regard to case.
+    pub fn group(&self, tokens: &[&str]) -> Group<'_> {
+        for token in tokens {
+            let lower = token.as_bytes().to_ascii_lowercase();
+            if let Some(blocks) = self.by_agent.get(lower.as_slice()) {
+                return Group {
+                    robots: self,
+                    blocks,
+                    selection: Selection::Specific((*token).to_string()),
+                };
+            }
+        }
+        if self.global.is_empty() {
+            Group {
+                robots: self,
+                blocks: &[],
+                selection: Selection::None,
+            }
+        } else {
+            Group {
+                robots: self,
+                blocks: &self.global,
+                selection: Selection::Global,
+            }
+        }
+    }
+
+    /// Shorthand for `self.group(tokens).check(path)`.
+    pub fn check(&self, tokens: &[&str], path: &[u8]) -> Verdict<'_> {
+        self.group(tokens).check(path)
+    }
+
+    /// `Sitemap:` lines, with their line numbers.
+    pub fn sitemaps(&self) -> &[(u32, String)] {
+        &self.sitemaps
+    }
+
+    /// `Noindex:` lines (unsupported by every major crawler).
+    pub fn noindex_lines(&self) -> &[NoindexLine] {
+        &self.noindex
+    }
+
+    /// Facts about how the file was read.
+    pub fn stats(&self) -> ParseStats {
+        self.stats
+    }
+}
+
+/// For an allow pattern whose last path segment starts with `index.htm`,
+/// the pattern `<directory>/$` that Google also allows.
+fn index_html_directory(escaped: &[u8]) -> Option<Vec<u8>> {
+    let slash = memchr::memrchr(b'/', escaped)?;
+    if !escaped[slash..].starts_with(b"/index.htm") {
+        return None;
+    }
+    let mut dir = escaped[..=slash].to_vec();
+    dir.push(b'$');
+    Some(dir)
+}
+
+/// Which groups were chosen for a crawler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// Groups naming this product token.
+    Specific(String),
+    /// The `*` groups (no group names any of the crawler's tokens).
+    Global,
+    /// No group applies: everything is allowed.
+    None,
+}
+
+/// The rules that apply to one crawler: all groups naming its token merged,
+/// or the `*` groups.
+#[derive(Clone, Debug)]
+pub struct Group<'r> {
+    robots: &'r Robots,
+    blocks: &'r [u32],
+    selection: Selection,
+}
+
+/// Why a path was allowed or disallowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// The rule decided.
+    Rule,
+    /// No rule of the group matched (or only empty ones): allowed.
+    NoMatchingRule,
+    /// No group applies to the crawler: allowed.
+    NoGroup,
+    /// `/robots.txt` itself, always allowed (RFC 9309 section 2.2.2).
+    RobotsTxt,
+}
+
+/// The decision for one path.
+#[derive(Clone, Copy, Debug)]
+pub struct Verdict<'r> {
+    allowed: bool,
+    rule: Option<&'r Rule>,
+    reason: Reason,
+}
+
+impl<'r> Verdict<'r> {
+    /// May the crawler fetch the path?
+    pub fn allowed(&self) -> bool {
+        self.allowed
+    }
+
+    /// The deciding rule, if a rule decided.
+    pub fn rule(&self) -> Option<&'r Rule> {
+        self.rule
+    }
+
+    /// Why.
+    pub fn reason(&self) -> Reason {
+        self.reason
+    }
+}
+
+impl<'r> Group<'r> {
+    /// Which groups were chosen.
+    pub fn selection(&self) -> &Selection {
+        &self.selection
+    }
+
+    /// The `User-agent` lines of the chosen groups.
+    pub fn agent_lines(&self) -> impl Iterator<Item = &'r AgentLine> + 'r {
+        let robots = self.robots;
+        self.blocks
+            .iter()
+            .flat_map(move |&b| robots.blocks[b as usize].agents.iter())
+    }
+
+    /// The rules of the chosen groups, best first within each group.
+    pub fn rules(&self) -> impl Iterator<Item = &'r Rule> + 'r {
+        let robots = self.robots;
+        self.blocks
+            .iter()
+            .flat_map(move |&b| robots.blocks[b as usize].rules.iter())
+    }
+
+    /// Decides `path` (path and query, starting with `/`, as
+    /// [`path_params_query`] or [`target_path`] return it).
+    ///
+    /// The longest matching pattern wins (its length counted in bytes after
+    /// escaping); on a tie `Allow` wins; an empty pattern never decides.
+    pub fn check(&self, path: &[u8]) -> Verdict<'r> {
+        if path == b"/robots.txt" {
+            return Verdict {
+                allowed: true,
+                rule: None,
+                reason: Reason::RobotsTxt,
+            };
+        }
+        if self.selection == Selection::None {
+            return Verdict {
+                allowed: true,
+                rule: None,
+                reason: Reason::NoGroup,
+            };
+        }
+        let subject = Subject::new(path);
+        let mut best: Option<&'r Rule> = None;
+        for &b in self.blocks {
+            for rule in &self.robots.blocks[b as usize].rules {
+                // Rules are sorted best first: stop at the first rule that
+                // cannot win any more.
+                if rule.priority() == 0
+                    || best.is_some_and(|best| rule.priority() < best.priority())
+                {
+                    break;
+                }
+                if rule.pattern.matches(&subject) {
+                    if best.is_none_or(|best| rule.beats(best)) {
+                        best = Some(rule);
+                    }
+                    break;
+                }
+            }
+        }
+        match best {
+            Some(rule) => Verdict {
+                allowed: rule.kind == RuleKind::Allow,
+                rule: Some(rule),
+                reason: Reason::Rule,
+            },
+            None => Verdict {
+                allowed: true,
+                rule: None,
+                reason: Reason::NoMatchingRule,
+            },
+        }
+    }
+
+    /// The crawl delay the group asks for: the strictest (longest) of its
+    /// `Crawl-delay` and `Request-rate` lines, or `None`.
+    pub fn crawl_delay(&self) -> Option<&'r CrawlDelay> {
+        let robots = self.robots;
+        self.blocks
+            .iter()
+            .flat_map(|&b| robots.blocks[b as usize].delays.iter())
+            .fold(None, |best: Option<&CrawlDelay>, d| match best {
+                Some(b) if b.seconds() >= d.seconds() => Some(b),
+                _ => Some(d),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,514 @@
+//! Behaviour tests for the evaluator. `rfc9309_*` tests pin what RFC 9309
+//! requires (the section is cited); `google_*` tests pin where Google's
+//! reference parser and matcher go beyond or against it.
+
+use super::*;
+
+fn allowed(robots: &str, token: &str, url: &str) -> bool {
+    let robots = Robots::parse(robots.as_bytes());
+    robots
+        .check(&[token], &path_params_query(url.as_bytes()))
+        .allowed()
+}
+
+fn decided_by(robots: &str, token: &str, url: &str) -> Option<String> {
+    let robots = Robots::parse(robots.as_bytes());
+    robots
+        .check(&[token], &path_params_query(url.as_bytes()))
+        .rule()
+        .map(|r| r.to_string())
+}
+
+#[test]
+fn google_system_test_empty_inputs() {
+    let robots = "user-agent: FooBot\ndisallow: /\n";
+    assert!(allowed("", "FooBot", ""));
+    assert!(allowed(robots, "", ""));
+    // An empty URL is "/", which `disallow: /` covers.
+    assert!(!allowed(robots, "FooBot", ""));
+    assert!(allowed("", "", ""));
+}
+
+/// RFC 9309 section 2.1: rules are `name: value` lines.
+#[test]
+fn rfc9309_2_1_line_syntax() {
+    let url = "http://foo.bar/x/y";
+    assert!(!allowed("user-agent: FooBot\ndisallow: /\n", "FooBot", url));
+    assert!(allowed("foo: FooBot\nbar: /\n", "FooBot", url));
+}
+
+#[test]
+fn google_missing_colon_accepted() {
+    assert!(!allowed(
+        "user-agent FooBot\ndisallow /\n",
+        "FooBot",
+        "http://foo.bar/x/y"
+    ));
+}
+
+/// RFC 9309 section 2.1: groups, merged when they name the same agent;
+/// rules outside any group are ignored.
+#[test]
+fn rfc9309_2_1_groups() {
+    let robots = "allow: /foo/bar/\n\nuser-agent: FooBot\ndisallow: /\nallow: /x/\n\
+                  user-agent: BarBot\ndisallow: /\nallow: /y/\n\n\nallow: /w/\n\
+                  user-agent: BazBot\n\nuser-agent: FooBot\nallow: /z/\ndisallow: /\n";
+    assert!(allowed(robots, "FooBot", "http://foo.bar/x/b"));
+    assert!(allowed(robots, "FooBot", "http://foo.bar/z/d"));
+    assert!(!allowed(robots, "FooBot", "http://foo.bar/y/c"));
+    assert!(allowed(robots, "BarBot", "http://foo.bar/y/c"));
+    assert!(allowed(robots, "BarBot", "http://foo.bar/w/a"));
+    assert!(!allowed(robots, "BarBot", "http://foo.bar/z/d"));
+    assert!(allowed(robots, "BazBot", "http://foo.bar/z/d"));
+    for bot in ["FooBot", "BarBot", "BazBot"] {
+        assert!(!allowed(robots, bot, "http://foo.bar/foo/bar/"), "{bot}");
+    }
+}
+
+/// Lines the matcher does not know (sitemap, crawl-delay, anything) do not
+/// start a new group: the reference keeps collecting user-agent lines.
+#[test]
+fn google_other_lines_do_not_close_a_group() {
+    let robots =
+        "User-agent: BarBot\nSitemap: https://foo.bar/sitemap\nUser-agent: *\nDisallow: /\n";
+    assert!(!allowed(robots, "BarBot", "http://foo.bar/"));
+    assert!(!allowed(robots, "FooBot", "http://foo.bar/"));
+    let robots = "User-agent: FooBot\nCrawl-delay: 5\nUser-agent: BarBot\nDisallow: /\n";
+    assert!(!allowed(robots, "FooBot", "http://foo.bar/"));
+    let r = Robots::parse(robots.as_bytes());
+    assert_eq!(r.group(&["BarBot"]).crawl_delay().unwrap().seconds(), 5.0);
+}
+
+/// RFC 9309 section 2.1: field names are case-insensitive.
+#[test]
+fn rfc9309_2_1_field_names_case_insensitive() {
+    for robots in [
+        "USER-AGENT: FooBot\nALLOW: /x/\nDISALLOW: /\n",
+        "user-agent: FooBot\nallow: /x/\ndisallow: /\n",
+        "uSeR-aGeNt: FooBot\nAlLoW: /x/\ndIsAlLoW: /\n",
+    ] {
+        assert!(allowed(robots, "FooBot", "http://foo.bar/x/y"));
+        assert!(!allowed(robots, "FooBot", "http://foo.bar/a/b"));
+    }
+}
+
+/// RFC 9309 section 2.2.1: user-agent values are case-insensitive.
+#[test]
+fn rfc9309_2_2_1_user_agent_case_insensitive() {
+    for robots in [
+        "User-Agent: FOO BAR\nAllow: /x/\nDisallow: /\n",
+        "User-Agent: foo bar\nAllow: /x/\nDisallow: /\n",
+        "User-Agent: FoO bAr\nAllow: /x/\nDisallow: /\n",
+    ] {
+        for token in ["Foo", "foo"] {
+            assert!(allowed(robots, token, "http://foo.bar/x/y"));
+            assert!(!allowed(robots, token, "http://foo.bar/a/b"));
+        }
+    }
+}
+
+/// Google takes the user-agent value up to its first character outside
+/// `[A-Za-z_-]`, so "Foo Bar" is a group for "Foo".
+#[test]
+fn google_user_agent_up_to_first_space() {
+    let robots = "User-Agent: *\nDisallow: /\nUser-Agent: Foo Bar\nAllow: /x/\nDisallow: /\n";
+    assert!(allowed(robots, "Foo", "http://foo.bar/x/y"));
+    assert!(!allowed(robots, "Foo Bar", "http://foo.bar/x/y"));
+    assert!(!allowed(
+        "User-agent: Googlebot/2.1\nDisallow: /\n",
+        "googlebot",
+        "/x"
+    ));
+}
+
+#[test]
+fn google_star_followed_by_text_is_global() {
+    assert!(!allowed("User-agent: * foo\nDisallow: /\n", "BarBot", "/x"));
+    assert!(allowed("User-agent: *foo\nDisallow: /\n", "BarBot", "/x"));
+}
+
+/// RFC 9309 section 2.2.1: no matching group means the `*` group; no `*`
+/// group means no rules.
+#[test]
+fn rfc9309_2_2_1_global_group_is_secondary() {
+    let url = "http://foo.bar/x/y";
+    assert!(allowed("", "FooBot", url));
+    let global = "user-agent: *\nallow: /\nuser-agent: FooBot\ndisallow: /\n";
+    assert!(!allowed(global, "FooBot", url));
+    assert!(allowed(global, "BarBot", url));
+    let only_specific = "user-agent: FooBot\nallow: /\nuser-agent: BarBot\ndisallow: /\nuser-agent: BazBot\ndisallow: /\n";
+    assert!(allowed(only_specific, "QuxBot", url));
+}
+
+/// A group that names the crawler but has no rules still takes precedence
+/// over `*`: everything is allowed.
+#[test]
+fn rfc9309_2_2_1_specific_group_without_rules() {
+    let robots = "User-agent: *\nDisallow: /\nUser-agent: FooBot\n";
+    assert!(allowed(robots, "FooBot", "/x"));
+    let r = Robots::parse(robots.as_bytes());
+    assert_eq!(r.check(&["FooBot"], b"/x").reason(), Reason::NoMatchingRule);
+}
+
+/// Several tokens in order of preference: the first that has a group wins.
+#[test]
+fn tokens_in_preference_order() {
+    let robots = "User-agent: Googlebot\nDisallow: /a\nUser-agent: *\nDisallow: /\n";
+    let r = Robots::parse(robots.as_bytes());
+    let group = r.group(&["Googlebot-Image", "Googlebot"]);
+    assert_eq!(group.selection(), &Selection::Specific("Googlebot".into()));
+    assert!(group.check(b"/b").allowed());
+    assert!(!group.check(b"/a").allowed());
+    assert_eq!(r.group(&["Other"]).selection(), &Selection::Global);
+    assert_eq!(
+        Robots::parse(b"User-agent: x\n").group(&["y"]).selection(),
+        &Selection::None
+    );
+}
+
+/// RFC 9309 section 2.2.2: paths are matched case-sensitively.
+#[test]
+fn rfc9309_2_2_2_values_case_sensitive() {
+    assert!(!allowed(
+        "user-agent: FooBot\ndisallow: /x/\n",
+        "FooBot",
+        "http://foo.bar/x/y"
+    ));
+    assert!(allowed(
+        "user-agent: FooBot\ndisallow: /X/\n",
+        "FooBot",
+        "http://foo.bar/x/y"
+    ));
+}
+
+/// RFC 9309 section 2.2.2: the longest match wins; on equal length, allow.
+#[test]
+fn rfc9309_2_2_2_longest_match() {
+    let url = "http://foo.bar/x/page.html";
+    assert!(!allowed(
+        "user-agent: FooBot\ndisallow: /x/page.html\nallow: /x/\n",
+        "FooBot",
+        url
+    ));
+    let r = "user-agent: FooBot\nallow: /x/page.html\ndisallow: /x/\n";
+    assert!(allowed(r, "FooBot", url));
+    assert!(!allowed(r, "FooBot", "http://foo.bar/x/"));
+    assert!(allowed(
+        "user-agent: FooBot\ndisallow: \nallow: \n",
+        "FooBot",
+        url
+    ));
+    assert!(allowed(
+        "user-agent: FooBot\ndisallow: /\nallow: /\n",
+        "FooBot",
+        url
+    ));
+    let r = "user-agent: FooBot\ndisallow: /x\nallow: /x/\n";
+    assert!(!allowed(r, "FooBot", "http://foo.bar/x"));
+    assert!(allowed(r, "FooBot", "http://foo.bar/x/"));
+    assert!(allowed(
+        "user-agent: FooBot\ndisallow: /x/page.html\nallow: /x/page.html\n",
+        "FooBot",
+        url
+    ));
+    let r = "user-agent: FooBot\nallow: /page\ndisallow: /*.html\n";
+    assert!(!allowed(r, "FooBot", "http://foo.bar/page.html"));
+    assert!(allowed(r, "FooBot", "http://foo.bar/page"));
+    let r = "user-agent: FooBot\nallow: /x/page.\ndisallow: /*.html\n";
+    assert!(allowed(r, "FooBot", url));
+    assert!(!allowed(r, "FooBot", "http://foo.bar/x/y.html"));
+    let r = "User-agent: *\nDisallow: /x/\nUser-agent: FooBot\nDisallow: /y/\n";
+    assert!(allowed(r, "FooBot", "http://foo.bar/x/page"));
+    assert!(!allowed(r, "FooBot", "http://foo.bar/y/page"));
+}
+
+/// The verdict names the rule that decided, with its line.
+#[test]
+fn rfc9309_2_2_2_deciding_rule_and_line() {
+    let r = "User-agent: *\nDisallow: /x\nAllow: /x\nDisallow: /x/longer\n";
+    assert_eq!(decided_by(r, "a", "/x/y").as_deref(), Some("3: Allow: /x"));
+    assert_eq!(
+        decided_by(r, "a", "/x/longer").as_deref(),
+        Some("4: Disallow: /x/longer")
+    );
+    assert_eq!(decided_by(r, "a", "/other"), None);
+    // Two groups for the same agent are merged; the first line of the best
+    // priority is reported.
+    let r =
+        "User-agent: a\nDisallow: /p\nUser-agent: b\nDisallow: /q\nUser-agent: a\nDisallow: /p\n";
+    assert_eq!(decided_by(r, "a", "/p").as_deref(), Some("2: Disallow: /p"));
+}
+
+/// RFC 9309 section 2.2.2: non-ASCII bytes in rules are percent-encoded,
+/// `%xx` normalised to upper case; the URL is compared as given.
+#[test]
+fn rfc9309_2_2_2_encoding() {
+    let r = "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar?qux=taz&baz=http://foo.bar?tar&par\n";
+    assert!(allowed(
+        r,
+        "FooBot",
+        "http://foo.bar/foo/bar?qux=taz&baz=http://foo.bar?tar&par"
+    ));
+    let r = "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/ツ\n";
+    assert!(allowed(r, "FooBot", "http://foo.bar/foo/bar/%E3%83%84"));
+    assert!(!allowed(r, "FooBot", "http://foo.bar/foo/bar/ツ"));
+    let r = "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%E3%83%84\n";
+    assert!(allowed(r, "FooBot", "http://foo.bar/foo/bar/%E3%83%84"));
+    assert!(!allowed(r, "FooBot", "http://foo.bar/foo/bar/ツ"));
+    let r = "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%62%61%7A\n";
+    assert!(!allowed(r, "FooBot", "http://foo.bar/foo/bar/baz"));
+    assert!(allowed(r, "FooBot", "http://foo.bar/foo/bar/%62%61%7A"));
+    // Lower-case escapes in the rule match upper-case ones in the URL only.
+    let r = "User-agent: FooBot\nDisallow: /a%3cb\n";
+    assert!(!allowed(r, "FooBot", "/a%3Cb"));
+    assert!(allowed(r, "FooBot", "/a%3cb"));
+}
+
+/// The priority is counted on the escaped pattern.
+#[test]
+fn google_priority_counts_escaped_bytes() {
+    // "/ä" escapes to "/%C3%A4" (7 bytes) and beats the 6-byte "/%C3%A".
+    let r = "User-agent: *\nAllow: /%C3%A\nDisallow: /ä\n";
+    assert!(!allowed(r, "x", "/%C3%A4"));
+    let robots = Robots::parse(r.as_bytes());
+    let rule = robots.check(&["x"], b"/%C3%A4").rule().unwrap();
+    assert_eq!(rule.priority(), 7);
+    assert_eq!(rule.pattern(), "/ä".as_bytes());
+    assert_eq!(rule.escaped_pattern(), b"/%C3%A4");
+}
+
+/// RFC 9309 section 2.2.3: `#` comments, `$` end anchor, `*` wildcard.
+#[test]
+fn rfc9309_2_2_3_special_characters() {
+    let r = "User-agent: FooBot\nDisallow: /foo/bar/quz\nAllow: /foo/*/qux\n";
+    assert!(!allowed(r, "FooBot", "http://foo.bar/foo/bar/quz"));
+    assert!(allowed(r, "FooBot", "http://foo.bar/foo/quz"));
+    assert!(allowed(r, "FooBot", "http://foo.bar/foo//quz"));
+    assert!(allowed(r, "FooBot", "http://foo.bar/foo/bax/quz"));
+    let r = "User-agent: FooBot\nDisallow: /foo/bar$\nAllow: /foo/bar/qux\n";
+    assert!(!allowed(r, "FooBot", "http://foo.bar/foo/bar"));
+    assert!(allowed(r, "FooBot", "http://foo.bar/foo/bar/qux"));
+    assert!(allowed(r, "FooBot", "http://foo.bar/foo/bar/"));
+    assert!(allowed(r, "FooBot", "http://foo.bar/foo/bar/baz"));
+    let r = "User-agent: FooBot\n# Disallow: /\nDisallow: /foo/quz#qux\nAllow: /\n";
+    assert!(allowed(r, "FooBot", "http://foo.bar/foo/bar"));
+    assert!(!allowed(r, "FooBot", "http://foo.bar/foo/quz"));
+}
+
+/// Google: `Allow: .../index.html` also allows the directory itself.
+#[test]
+fn google_index_html_is_directory() {
+    let r = "User-Agent: *\nAllow: /allowed-slash/index.html\nDisallow: /\n";
+    assert!(allowed(r, "foobot", "http://foo.com/allowed-slash/"));
+    assert!(!allowed(
+        r,
+        "foobot",
+        "http://foo.com/allowed-slash/index.htm"
+    ));
+    assert!(allowed(
+        r,
+        "foobot",
+        "http://foo.com/allowed-slash/index.html"
+    ));
+    assert!(!allowed(r, "foobot", "http://foo.com/anyother-url"));
+    assert_eq!(
+        decided_by(r, "foobot", "http://foo.com/allowed-slash/").as_deref(),
+        Some("2: Allow: /allowed-slash/index.html")
+    );
+}
+
+/// Google: a line is cut after 2083 * 8 - 1 bytes.
+#[test]
+fn google_line_too_long() {
+    let disallow = "disallow: ";
+    let mut long = String::from("/x/");
+    let max = MAX_LINE_BYTES + 1 - long.len() - disallow.len() + 1;
+    while long.len() < max {
+        long.push('a');
+    }
+    let r = format!("user-agent: FooBot\n{disallow}{long}/qux\n");
+    assert!(allowed(&r, "FooBot", "http://foo.bar/fux"));
+    assert!(!allowed(&r, "FooBot", &format!("http://foo.bar{long}/fux")));
+
+    let allow = "allow: ";
+    let mut a = String::from("/x/");
+    let mut b = String::from("/x/");
+    let max = MAX_LINE_BYTES + 1 - a.len() - allow.len() + 1;
+    while a.len() < max {
+        a.push('a');
+        b.push('b');
+    }
+    let r = format!("user-agent: FooBot\ndisallow: /\n{allow}{a}/qux\n{allow}{b}/qux\n");
+    assert!(!allowed(&r, "FooBot", "http://foo.bar/"));
+    assert!(allowed(&r, "FooBot", &format!("http://foo.bar{a}/qux")));
+    assert!(allowed(&r, "FooBot", &format!("http://foo.bar{b}/fux")));
+}
+
+/// Google's documented examples of path matching.
+#[test]
+fn google_documentation_examples() {
+    let r = "user-agent: FooBot\ndisallow: /\nallow: /fish\n";
+    for ok in [
+        "/fish",
+        "/fish.html",
+        "/fish/salmon.html",
+        "/fishheads",
+        "/fishheads/yummy.html",
+        "/fish.html?id=anything",
+    ] {
+        assert!(allowed(r, "FooBot", ok), "{ok}");
+    }
+    for no in ["/bar", "/Fish.asp", "/catfish", "/?id=fish"] {
+        assert!(!allowed(r, "FooBot", no), "{no}");
+    }
+    let r = "user-agent: FooBot\ndisallow: /\nallow: /fish*\n";
+    for ok in [
+        "/fish",
+        "/fish.html",
+        "/fishheads/yummy.html",
+        "/fish.html?id=anything",
+    ] {
+        assert!(allowed(r, "FooBot", ok), "{ok}");
+    }
+    for no in ["/bar", "/Fish.bar", "/catfish", "/?id=fish"] {
+        assert!(!allowed(r, "FooBot", no), "{no}");
+    }
+    let r = "user-agent: FooBot\ndisallow: /\nallow: /fish/\n";
+    for ok in [
+        "/fish/",
+        "/fish/salmon",
+        "/fish/?salmon",
+        "/fish/salmon.html",
+        "/fish/?id=anything",
+    ] {
+        assert!(allowed(r, "FooBot", ok), "{ok}");
+    }
+    for no in ["/bar", "/fish", "/fish.html", "/Fish/Salmon.html"] {
+        assert!(!allowed(r, "FooBot", no), "{no}");
+    }
+    let r = "user-agent: FooBot\ndisallow: /\nallow: /*.php\n";
+    for ok in [
+        "/filename.php",
+        "/folder/filename.php",
+        "/folder/filename.php?parameters",
+        "//folder/any.php.file.html",
+        "/filename.php/",
+        "/index?f=filename.php/",
+    ] {
+        assert!(allowed(r, "FooBot", &format!("http://foo.bar{ok}")), "{ok}");
+    }
+    for no in ["/bar", "/php/", "/index?php", "/windows.PHP"] {
+        assert!(!allowed(r, "FooBot", no), "{no}");
+    }
+    let r = "user-agent: FooBot\ndisallow: /\nallow: /*.php$\n";
+    for ok in ["/filename.php", "/folder/filename.php"] {
+        assert!(allowed(r, "FooBot", ok), "{ok}");
+    }
+    for no in [
+        "/bar",
+        "/filename.php?parameters",
+        "/filename.php/",
+        "/filename.php5",
+        "/php/",
+        "/filename?php",
+        "/aaaphpaaa",
+        "//windows.PHP",
+    ] {
+        assert!(
+            !allowed(r, "FooBot", &format!("http://foo.bar{no}")),
+            "{no}"
+        );
+    }
+    let r = "user-agent: FooBot\ndisallow: /\nallow: /fish*.php\n";
+    assert!(!allowed(r, "FooBot", "/bar"));
+    assert!(allowed(r, "FooBot", "/fish.php"));
+    assert!(allowed(r, "FooBot", "/fishheads/catfish.php?parameters"));
+    assert!(!allowed(r, "FooBot", "/Fish.PHP"));
+    // Order of precedence for rules.
+    assert!(allowed(
+        "user-agent: FooBot\nallow: /p\ndisallow: /\n",
+        "FooBot",
+        "http://example.com/page"
+    ));
+    assert!(allowed(
+        "user-agent: FooBot\nallow: /folder\ndisallow: /folder\n",
+        "FooBot",
+        "/folder/page"
+    ));
+    assert!(!allowed(
+        "user-agent: FooBot\nallow: /page\ndisallow: /*.htm\n",
+        "FooBot",
+        "/page.htm"
+    ));
+    let r = "user-agent: FooBot\nallow: /$\ndisallow: /\n";
+    assert!(allowed(r, "FooBot", "http://example.com/"));
+    assert!(!allowed(r, "FooBot", "http://example.com/page.html"));
+}
+
+/// RFC 9309 section 2.2.2: `/robots.txt` is implicitly allowed.
+#[test]
+fn rfc9309_2_2_2_robots_txt_always_allowed() {
+    let robots = Robots::parse(b"User-agent: *\nDisallow: /\n");
+    let verdict = robots.check(&["x"], b"/robots.txt");
+    assert!(verdict.allowed());
+    assert_eq!(verdict.reason(), Reason::RobotsTxt);
+    assert!(!robots.check(&["x"], b"/robots.txt.bak").allowed());
+}
+
+/// RFC 9309 section 2.2.2: an empty `Disallow` is no rule.
+#[test]
+fn rfc9309_2_2_2_empty_disallow_is_no_rule() {
+    let robots = Robots::parse(b"User-agent: *\nDisallow:\n");
+    let verdict = robots.check(&["x"], b"/anything");
+    assert!(verdict.allowed());
+    assert!(verdict.rule().is_none());
+}
+
+/// RFC 9309 section 2.4: a BOM is skipped (whole or in part).
+#[test]
+fn google_bom_before_rules() {
+    assert!(!allowed("\u{FEFF}User-agent: *\nDisallow: /\n", "x", "/a"));
+    let mut body = b"\xEF\xBBUser-agent: *\nDisallow: /\n".to_vec();
+    assert!(!Robots::parse(&body).check(&["x"], b"/a").allowed());
+    body.insert(0, b'x');
+    assert!(Robots::parse(&body).check(&["x"], b"/a").allowed());
+}
+
+#[test]
+fn extensions_are_kept_per_group() {
+    let r = Robots::parse(
+        b"Sitemap: https://e.example/s.xml\nCrawl-delay: 99\nUser-agent: slow\nCrawl-delay: 10\n\
+          Request-rate: 1/20s\nDisallow: /x\nUser-agent: *\nCrawl-delay: bogus\nNoindex: /old/\n",
+    );
+    let slow = r.group(&["slow"]);
+    let delay = slow.crawl_delay().unwrap();
+    assert_eq!(delay.seconds(), 20.0);
+    assert_eq!(delay.rule(), "Request-rate: 1/20s");
+    assert_eq!(delay.line(), 5);
+    assert!(r.group(&["other"]).crawl_delay().is_none());
+    assert_eq!(r.sitemaps(), &[(1, "https://e.example/s.xml".to_string())]);
+    assert_eq!(
+        r.noindex_lines(),
+        &[NoindexLine {
+            line: 9,
+            value: "/old/".into()
+        }]
+    );
+    assert_eq!(r.stats().rules_outside_groups, 1);
+}
+
+#[test]
+fn group_lists_its_agents_and_rules() {
+    let r = Robots::parse(b"User-agent: a\nUser-agent: *\nDisallow: /x\nAllow: /x/y\n");
+    let g = r.group(&["a"]);
+    let agents: Vec<&str> = g.agent_lines().map(AgentLine::value).collect();
+    assert_eq!(agents, ["a", "*"]);
+    let rules: Vec<String> = g.rules().map(|r| r.to_string()).collect();
+    assert_eq!(rules, ["4: Allow: /x/y", "3: Disallow: /x"]);
+}
+
+#[test]
+fn invalid_utf8_never_panics() {
+    let r = Robots::parse(b"User-agent: \xff\xfe\nDisallow: /\xc3\n");
+    assert!(!r.check(&[""], b"/%C3").allowed());
+}
