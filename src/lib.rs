@@ -7,6 +7,8 @@
 //! - [`robots`]: the robots.txt evaluator (RFC 9309, agreeing with Google's
 //!   reference matcher): parse once, then decide many paths, each
 //!   [`robots::Verdict`] naming its deciding rule and line.
+//! - [`indexing`]: `X-Robots-Tag` header lines and robots `<meta>` tags, and
+//!   the effective indexing rules for one crawler, with their provenance.
 //!
 //! ```
 //! use crawlaudit::robots::{Robots, path_params_query};
@@ -18,4 +20,5 @@
 //! assert_eq!(verdict.rule().unwrap().line(), 2);
 //! ```
 
+pub mod indexing;
 pub mod robots;

@@ -32,27 +32,38 @@ fn shell_words(line: &str) -> Vec<String> {
     words
 }
 
+/// Every `cargo run --release -- ...` example in the README that is followed
+/// by a ```text block must print exactly that block.
 #[test]
-fn readme_main_job_example_is_true() {
+fn readme_examples_are_true() {
     let readme = include_str!("../README.md");
-    let start = readme
-        .find("cargo run --release -- check")
-        .expect("README shows the main job");
-    let command_end = start + readme[start..].find("```").unwrap();
-    let command = readme[start..command_end].replace("\\\n", " ");
-    let words = shell_words(&command);
-    assert_eq!(&words[..4], ["cargo", "run", "--release", "--"]);
-
-    let text_start =
-        command_end + readme[command_end..].find("```text\n").unwrap() + "```text\n".len();
-    let text_end = text_start + readme[text_start..].find("```").unwrap();
-    let expected = &readme[text_start..text_end];
-
-    let out = Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
-        .args(&words[4..])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+    let mut checked = 0;
+    let mut from = 0;
+    while let Some(found) = readme[from..].find("cargo run --release -- ") {
+        let start = from + found;
+        let command_end = start + readme[start..].find("```").unwrap();
+        from = command_end + 3;
+        let after = &readme[from..];
+        // The example's output is the next block, if it is a text block.
+        let Some(text) = after.trim_start_matches('\n').strip_prefix("```text\n") else {
+            continue;
+        };
+        let expected = &text[..text.find("```").unwrap()];
+        let command = readme[start..command_end].replace("\\\n", " ");
+        let words = shell_words(&command);
+        assert_eq!(&words[..4], ["cargo", "run", "--release", "--"]);
+        let out = Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
+            .args(&words[4..])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{command}: {out:?}");
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            expected,
+            "{command}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 2, "README examples checked: {checked}");
 }

@@ -2,6 +2,7 @@
 //! with its arguments and a `run` function; the library never sees clap.
 
 mod check;
+mod rules;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Test URLs against a robots.txt file, as Google's robots.txt tester does.
     Check(check::Args),
+    /// Explain the effective indexing rules (X-Robots-Tag, robots meta) for one crawler.
+    Rules(rules::Args),
 }
 
 /// Runs the command line and returns the process exit code: 0 on success,
@@ -31,6 +34,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Rules(args) => rules::run(&args),
     };
     match result {
         Ok(code) => code,
