@@ -7,6 +7,8 @@
 //! - [`robots`]: the robots.txt evaluator (RFC 9309, agreeing with Google's
 //!   reference matcher): parse once, then decide many paths, each
 //!   [`robots::Verdict`] naming its deciding rule and line.
+//! - [`bots`]: the crawler catalogue, identification of User-Agents, the
+//!   engines crawlers feed, and verification against published IP ranges.
 //! - [`indexing`]: `X-Robots-Tag` header lines and robots `<meta>` tags, and
 //!   the effective indexing rules for one crawler, with their provenance.
 //!
@@ -20,5 +22,6 @@
 //! assert_eq!(verdict.rule().unwrap().line(), 2);
 //! ```
 
+pub mod bots;
 pub mod indexing;
 pub mod robots;

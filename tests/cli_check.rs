@@ -85,3 +85,36 @@ fn missing_urls_is_a_usage_error() {
     let out = crawlaudit(&["check", EXAMPLE, "Googlebot"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn full_user_agent_resolves_through_the_catalogue() {
+    // Googlebot-Image has a group of its own here, which allows /search.
+    let ua = "Googlebot-Image/1.0";
+    let out = crawlaudit(&["check", EXAMPLE, ua, "/search?q=x", "/images/private/a.jpg"]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "allowed\t/search?q=x\t-\n\
+         disallowed\t/images/private/a.jpg\t22: Disallow: /images/private/\n"
+    );
+    // Googlebot-Video has none, so it falls back to its second token,
+    // Googlebot, as Google documents.
+    let ua = "Googlebot-Video/1.0";
+    let out = crawlaudit(&["check", EXAMPLE, ua, "/search?q=x"]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "disallowed\t/search?q=x\t19: Disallow: /search\n"
+    );
+    let ua = "Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+    let out = crawlaudit(&["check", EXAMPLE, ua, "/"]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "disallowed\t/\t26: Disallow: /\n"
+    );
+    // AdsBot ignores `*` groups: no group names it, so everything is allowed.
+    let ua = "AdsBot-Google (+http://www.google.com/adsbot.html)";
+    let out = crawlaudit(&["check", EXAMPLE, ua, "/cart/"]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "allowed\t/cart/\t-\n"
+    );
+}

@@ -18,29 +18,50 @@ the deciding rule as `LINE: Directive: pattern` (`-` when no rule matched).
 pub struct Args {
     /// The robots.txt file to test against.
     robots_file: PathBuf,
-    /// The crawler's robots.txt product token (`Googlebot`); of a value like
-    /// `Googlebot/2.1` the leading run of letters, `-` and `_` is taken.
+    /// The crawler's robots.txt product token (`Googlebot`), compared as
+    /// Google's matcher does; or a full User-Agent header, resolved through
+    /// the crawler catalogue to its tokens in order of preference (else its
+    /// leading run of letters, `-` and `_`: `Googlebot/2.1` -> `Googlebot`).
     user_agent: String,
     /// URLs to test: full URLs or paths (`/a/b?q`), compared as given (no
     /// percent-decoding).
     #[arg(required = true)]
     urls: Vec<OsString>,
+    /// A TOML crawler catalogue merged over the built-in one.
+    #[arg(long, value_name = "FILE")]
+    bots: Option<PathBuf>,
 }
 
 /// Runs `check`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let token = product_token(args.user_agent.trim());
-    if token.is_empty() {
+    let agent = args.user_agent.trim();
+    let is_token = !agent.is_empty()
+        && agent
+            .bytes()
+            .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'_');
+    // A bare token is compared as given, like Google's tester; a User-Agent
+    // header is resolved through the catalogue.
+    let (tokens, obeys_global) = if is_token {
+        (vec![agent.to_string()], true)
+    } else {
+        let catalogue = super::catalogue(args.bots.as_deref())?;
+        match catalogue.resolve(agent).filter(|c| !c.tokens().is_empty()) {
+            Some(c) => (c.tokens().to_vec(), c.obeys_global()),
+            None => (vec![product_token(agent).to_string()], true),
+        }
+    };
+    if tokens.iter().all(String::is_empty) {
         bail!(
             "user agent {:?} has no robots.txt product token: give a name such as `Googlebot` \
-             (letters, `-` and `_`)",
+             (letters, `-` and `_`) or a full User-Agent header",
             args.user_agent
         );
     }
     let body = std::fs::read(&args.robots_file)
         .with_context(|| format!("cannot read robots.txt file {}", args.robots_file.display()))?;
     let robots = Robots::parse(&body);
-    let group = robots.group(&[token]);
+    let token_refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
+    let group = robots.group_for(&token_refs, obeys_global);
     let mut out = BufWriter::new(io::stdout().lock());
     for url in &args.urls {
         let url = os_bytes(url);

@@ -2,6 +2,7 @@
 //! with its arguments and a `run` function; the library never sees clap.
 
 mod check;
+mod ranges;
 mod rules;
 
 use std::io::{self, Write};
@@ -26,6 +27,8 @@ enum Command {
     Check(check::Args),
     /// Explain the effective indexing rules (X-Robots-Tag, robots meta) for one crawler.
     Rules(rules::Args),
+    /// Crawler IP range files (`ranges update DIR`).
+    Ranges(ranges::Args),
 }
 
 /// Runs the command line and returns the process exit code: 0 on success,
@@ -35,6 +38,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Rules(args) => rules::run(&args),
+        Command::Ranges(args) => ranges::run(&args),
     };
     match result {
         Ok(code) => code,
@@ -46,6 +50,14 @@ pub fn main() -> ExitCode {
             ExitCode::from(EXIT_INPUT_ERROR)
         }
     }
+}
+
+/// The built-in crawler catalogue, with a `--bots` file merged over it.
+fn catalogue(bots: Option<&std::path::Path>) -> anyhow::Result<crawlaudit::bots::Catalogue> {
+    Ok(match bots {
+        Some(path) => crawlaudit::bots::Catalogue::load(path)?,
+        None => crawlaudit::bots::Catalogue::builtin(),
+    })
 }
 
 /// A closed stdout (`crawlaudit check ... | head`) is not an error.

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
+use crawlaudit::bots::Catalogue;
 use crawlaudit::indexing::{Origin, PageRules, Source};
 
 /// Arguments of `rules`.
@@ -32,31 +33,18 @@ pub struct Args {
     /// Print one JSON object of the effective rules.
     #[arg(long)]
     json: bool,
+    /// A TOML crawler catalogue merged over the built-in one.
+    #[arg(long, value_name = "FILE")]
+    bots: Option<PathBuf>,
 }
 
-/// The names a crawler answers to in meta tags and X-Robots-Tag prefixes,
-/// lower-cased: the name itself, or, for a full User-Agent header, every
-/// product token in it (`Mozilla/5.0 (compatible; Googlebot/2.1; ...)` gives
-/// `mozilla`, `compatible`, `googlebot`). Extra tokens are harmless: rules
-/// match crawler names exactly and no page addresses "mozilla".
-fn agent_names(agent: &str) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for word in agent.split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | ',')) {
-        let token = word
-            .split('/')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        let plausible = token.starts_with(|c: char| c.is_ascii_alphabetic())
-            && token
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-        if plausible && !names.contains(&token) {
-            names.push(token);
-        }
-    }
-    names
+/// The crawler's display name and the names it answers to in meta tags and
+/// X-Robots-Tag prefixes (lower case), from the catalogue: a known crawler's
+/// meta names, or an unknown bot's token.
+fn agent_names(agent: &str, catalogue: &Catalogue) -> Option<(String, Vec<String>)> {
+    let crawler = catalogue.resolve(agent)?;
+    let names = crawler.meta_names().to_vec();
+    (!names.is_empty()).then(|| (crawler.name().to_string(), names))
 }
 
 fn origin_text(source: &Source) -> String {
@@ -72,13 +60,14 @@ fn origin_text(source: &Source) -> String {
 
 /// Runs `rules` without a snapshot.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let names = agent_names(&args.agent);
-    if names.is_empty() {
+    let catalogue = super::catalogue(args.bots.as_deref())?;
+    let Some((crawler, names)) = agent_names(&args.agent, &catalogue) else {
         bail!(
-            "--agent {:?} names no crawler: give a name such as `Googlebot` or a User-Agent header",
+            "--agent {:?} is not a crawler (a browser's User-Agent, or no name): give a crawler name such as \
+             `Googlebot` or a crawler's User-Agent header",
             args.agent
         );
-    }
+    };
     let mut page = PageRules::default();
     for header in &args.headers {
         page.add_header(header);
@@ -104,7 +93,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(out, "crawler names: {}", names.join(", "))?;
+    writeln!(
+        out,
+        "crawler: {crawler} (obeys meta names: robots, {})",
+        names.join(", ")
+    )?;
     if effective.is_empty() {
         writeln!(
             out,
@@ -157,15 +150,24 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::agent_names;
+    use crawlaudit::bots::Catalogue;
 
     #[test]
-    fn names_from_tokens_and_headers() {
-        assert_eq!(agent_names("Googlebot"), ["googlebot"]);
+    fn names_from_the_catalogue() {
+        let cat = Catalogue::builtin();
+        let names = |a: &str| agent_names(a, &cat).map(|(_, n)| n);
+        assert_eq!(names("Googlebot").unwrap(), ["googlebot"]);
         assert_eq!(
-            agent_names("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"),
-            ["mozilla", "compatible", "googlebot"]
+            names("googlebot-news").unwrap(),
+            ["googlebot-news", "googlebot"]
         );
-        assert_eq!(agent_names("msnbot-media/1.1"), ["msnbot-media"]);
-        assert!(agent_names("/// 123").is_empty());
+        assert_eq!(names("bingbot").unwrap(), ["bingbot", "msnbot"]);
+        assert_eq!(
+            names("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
+                .unwrap(),
+            ["googlebot"]
+        );
+        assert_eq!(names("Zorkbot/1.0").unwrap(), ["zorkbot"]);
+        assert!(names("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36").is_none());
     }
 }

@@ -335,6 +335,13 @@ impl Robots {
     /// allowed). Tokens are compared with the group's user-agent value
     /// (its leading `[A-Za-z_-]` run) without regard to case.
     pub fn group(&self, tokens: &[&str]) -> Group<'_> {
+        self.group_for(tokens, true)
+    }
+
+    /// As [`Robots::group`], for a crawler that may ignore `*` groups
+    /// (`obeys_global = false`, as Google's AdsBot does): then only groups
+    /// naming one of its tokens apply, and without one everything is allowed.
+    pub fn group_for(&self, tokens: &[&str], obeys_global: bool) -> Group<'_> {
         for token in tokens {
             let lower = token.as_bytes().to_ascii_lowercase();
             if let Some(blocks) = self.by_agent.get(lower.as_slice()) {
@@ -345,7 +352,7 @@ impl Robots {
                 };
             }
         }
-        if self.global.is_empty() {
+        if self.global.is_empty() || !obeys_global {
             Group {
                 robots: self,
                 blocks: &[],

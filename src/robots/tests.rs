@@ -164,6 +164,13 @@ fn tokens_in_preference_order() {
         Robots::parse(b"User-agent: x\n").group(&["y"]).selection(),
         &Selection::None
     );
+    // A crawler that ignores `*` (AdsBot) is bound only by groups naming it.
+    assert!(
+        r.group_for(&["AdsBot-Google"], false)
+            .check(b"/x")
+            .allowed()
+    );
+    assert!(!r.group_for(&["Googlebot"], false).check(b"/a").allowed());
 }
 
 /// RFC 9309 section 2.2.2: paths are matched case-sensitively.

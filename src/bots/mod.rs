@@ -1,0 +1,678 @@
+//! Knowing the crawlers: the catalogue, identification of a User-Agent,
+//! robots tokens and meta names, the engines they feed, and verification
+//! against the operators' published IP ranges (SPEC section 7).
+//!
+//! The built-in [`Catalogue`] is our curated table (`catalog.toml`, checked
+//! first) over the crawler-user-agents dataset (`data/`, 1,504 patterns),
+//! over a generic heuristic for unknown bots. [`Identifier`] caches the
+//! answer per distinct User-Agent, so a log line costs one hash lookup.
+//!
+//! ```
+//! use crawlaudit::bots::{Catalogue, Category};
+//!
+//! let catalogue = Catalogue::builtin();
+//! let ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+//! let crawler = catalogue.identify(ua.as_bytes()).unwrap();
+//! assert_eq!(crawler.name(), "Googlebot");
+//! assert_eq!(crawler.category(), Category::Search);
+//! assert_eq!(crawler.tokens(), ["Googlebot"]);
+//! assert!(catalogue.identify(b"Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0").is_none());
+//! ```
+
+mod heuristic;
+mod ranges;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::IpAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use serde::Deserialize;
+
+pub use ranges::{IpRanges, PUBLISHED, RangeError, RangeSet, parse_prefix};
+
+/// What a crawler is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    /// A search engine's crawler.
+    Search,
+    /// Collects training data for AI models.
+    AiCrawler,
+    /// Fetches for an AI assistant or AI search (often on a user's behalf).
+    AiAssistant,
+    /// SEO tools and backlink indexes.
+    Seo,
+    /// Link previews of social networks and messengers.
+    Social,
+    /// Uptime and performance monitors.
+    Monitor,
+    /// Internet-wide scanners and security probes.
+    Scanner,
+    /// An HTTP client library or command-line tool.
+    Library,
+    /// Feed readers.
+    Feed,
+    /// Web archives.
+    Archiver,
+    /// Advertising quality checks.
+    Advertising,
+    /// Research crawlers.
+    Academic,
+    /// Headless browsers and automation frameworks.
+    Automation,
+    /// Anything else that identifies as a bot.
+    Other,
+}
+
+impl Category {
+    /// The category as written in the catalogue (`ai-crawler`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Search => "search",
+            Category::AiCrawler => "ai-crawler",
+            Category::AiAssistant => "ai-assistant",
+            Category::Seo => "seo",
+            Category::Social => "social",
+            Category::Monitor => "monitor",
+            Category::Scanner => "scanner",
+            Category::Library => "library",
+            Category::Feed => "feed",
+            Category::Archiver => "archiver",
+            Category::Advertising => "advertising",
+            Category::Academic => "academic",
+            Category::Automation => "automation",
+            Category::Other => "other",
+        }
+    }
+
+    /// The category for a crawler-user-agents dataset tag.
+    fn from_dataset_tags(tags: &[String]) -> Category {
+        const ORDER: &[(&str, Category)] = &[
+            ("ai-crawler", Category::AiCrawler),
+            ("search-engine", Category::Search),
+            ("seo", Category::Seo),
+            ("social-preview", Category::Social),
+            ("monitoring", Category::Monitor),
+            ("scanner", Category::Scanner),
+            ("http-library", Category::Library),
+            ("feed-reader", Category::Feed),
+            ("archiver", Category::Archiver),
+            ("advertising", Category::Advertising),
+            ("academic", Category::Academic),
+            ("browser-automation", Category::Automation),
+        ];
+        ORDER
+            .iter()
+            .find(|(t, _)| tags.iter().any(|x| x == t))
+            .map_or(Category::Other, |(_, c)| *c)
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a crawler's definition came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Our curated table.
+    Curated,
+    /// A `--bots` file.
+    User,
+    /// A pattern of the crawler-user-agents dataset.
+    Dataset,
+    /// The generic heuristic (an unknown bot).
+    Heuristic,
+}
+
+/// One crawler of the catalogue (or one recognised on the fly).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Crawler {
+    name: String,
+    operator: Option<String>,
+    category: Category,
+    tokens: Vec<String>,
+    meta_names: Vec<String>,
+    engine: Option<String>,
+    ip_ranges: Vec<String>,
+    obeys_global: bool,
+    origin: Origin,
+}
+
+impl Crawler {
+    /// Display name and identity (`Googlebot`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Who runs it, when known.
+    pub fn operator(&self) -> Option<&str> {
+        self.operator.as_deref()
+    }
+
+    /// What it is for.
+    pub fn category(&self) -> Category {
+        self.category
+    }
+
+    /// robots.txt product tokens, in order of preference.
+    pub fn tokens(&self) -> &[String] {
+        &self.tokens
+    }
+
+    /// robots `<meta>` names and X-Robots-Tag prefixes it obeys, lower case
+    /// (`robots` is implied and not listed); its tokens when the catalogue
+    /// documents none.
+    pub fn meta_names(&self) -> &[String] {
+        &self.meta_names
+    }
+
+    /// The id of the engine whose index it feeds.
+    pub fn engine(&self) -> Option<&str> {
+        self.engine.as_deref()
+    }
+
+    /// `--ip-ranges` file names that verify it.
+    pub fn ip_range_files(&self) -> &[String] {
+        &self.ip_ranges
+    }
+
+    /// Does it obey `User-agent: *` groups? (AdsBot does not.)
+    pub fn obeys_global(&self) -> bool {
+        self.obeys_global
+    }
+
+    /// Where its definition came from.
+    pub fn origin(&self) -> Origin {
+        self.origin
+    }
+}
+
+/// A search engine or assistant whose result pages send visitors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Engine {
+    id: String,
+    name: String,
+    kind: String,
+    referrer_hosts: Vec<String>,
+    landing_markers: Vec<String>,
+    index: String,
+}
+
+impl Engine {
+    /// Short id (`google`).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Display name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// `search` or `assistant`.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// Referer-host regexes of its result pages.
+    pub fn referrer_hosts(&self) -> &[String] {
+        &self.referrer_hosts
+    }
+
+    /// Landing-URL markers of clicks from it (`utm_source=chatgpt.com`).
+    pub fn landing_markers(&self) -> &[String] {
+        &self.landing_markers
+    }
+
+    /// The engine whose index it shows (itself unless it is a meta-search
+    /// front end such as DuckDuckGo).
+    pub fn index(&self) -> &str {
+        &self.index
+    }
+}
+
+// ------------------------------------------------------------ the file format
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogFile {
+    #[serde(default)]
+    engine: Vec<EngineDef>,
+    #[serde(default)]
+    crawler: Vec<CrawlerDef>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EngineDef {
+    id: String,
+    name: String,
+    kind: String,
+    #[serde(default)]
+    referrer_hosts: Vec<String>,
+    #[serde(default)]
+    landing_markers: Vec<String>,
+    index: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CrawlerDef {
+    name: String,
+    operator: Option<String>,
+    category: Category,
+    pattern: Option<String>,
+    #[serde(default)]
+    tokens: Vec<String>,
+    #[serde(default)]
+    meta_names: Vec<String>,
+    engine: Option<String>,
+    #[serde(default)]
+    ip_ranges: Vec<String>,
+    obeys_global: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DatasetFile {
+    version: String,
+    patterns: Vec<DatasetPattern>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DatasetPattern {
+    pattern: String,
+    tags: Vec<String>,
+}
+
+const BUILTIN_CATALOG: &str = include_str!("catalog.toml");
+const BUILTIN_DATASET: &str = include_str!("data/crawler-user-agents.json");
+
+/// An error in a catalogue file (`--bots`).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogError {
+    /// The file could not be read.
+    #[error("cannot read crawler catalogue {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Not valid TOML, or a key that does not exist, or a value of the wrong type.
+    #[error("crawler catalogue {path}: {message}")]
+    Toml {
+        /// The file.
+        path: String,
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// A crawler's pattern is not a valid regular expression.
+    #[error("crawler catalogue {path}: crawler {crawler:?}: invalid pattern: {message}")]
+    Pattern {
+        /// The file.
+        path: String,
+        /// The crawler's name.
+        crawler: String,
+        /// The regex error, pointing at the position.
+        message: String,
+    },
+    /// A reference or value that cannot be used.
+    #[error("crawler catalogue {path}: {message}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong, and what is allowed.
+        message: String,
+    },
+}
+
+fn parse_catalog(text: &str, path: &str) -> Result<CatalogFile, CatalogError> {
+    toml::from_str(text).map_err(|e| CatalogError::Toml {
+        path: path.to_string(),
+        message: e.to_string().trim_end().to_string(),
+    })
+}
+
+// -------------------------------------------------------------- the catalogue
+
+/// The crawler catalogue, compiled for identification.
+#[derive(Debug)]
+pub struct Catalogue {
+    crawlers: Vec<Arc<Crawler>>,
+    /// Index into `crawlers` of each pattern of `curated_set`.
+    curated_index: Vec<usize>,
+    curated_set: RegexSet,
+    dataset: Vec<(Regex, Category)>,
+    dataset_set: RegexSet,
+    dataset_version: String,
+    engines: Vec<Engine>,
+    heuristic: heuristic::Heuristic,
+}
+
+fn build_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(pattern)
+        .case_insensitive(case_insensitive)
+        .size_limit(1 << 22)
+        .build()
+}
+
+impl Catalogue {
+    /// The built-in catalogue.
+    ///
+    /// # Panics
+    /// Never in a released binary: the embedded tables are checked by tests.
+    pub fn builtin() -> Catalogue {
+        Catalogue::with_overrides(None).expect("the built-in catalogue is valid")
+    }
+
+    /// The built-in catalogue with a `--bots` TOML file merged over it:
+    /// a `[[crawler]]` whose name (without case) is already known replaces
+    /// that entry in place; a new one is checked before every built-in
+    /// crawler. An `[[engine]]` replaces the engine with its id, or is added.
+    ///
+    /// # Errors
+    /// The file cannot be read or is invalid: bad TOML, an unknown key, a
+    /// bad category, an invalid pattern (with its position), or a reference
+    /// to an engine that does not exist.
+    pub fn load(path: &Path) -> Result<Catalogue, CatalogError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| CatalogError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        Catalogue::with_overrides(Some((&text, &shown)))
+    }
+
+    /// The built-in catalogue with the TOML `text` (named `path` in errors)
+    /// merged over it; see [`Catalogue::load`].
+    ///
+    /// # Errors
+    /// As [`Catalogue::load`].
+    pub fn from_toml(text: &str, path: &str) -> Result<Catalogue, CatalogError> {
+        Catalogue::with_overrides(Some((text, path)))
+    }
+
+    fn with_overrides(user: Option<(&str, &str)>) -> Result<Catalogue, CatalogError> {
+        let builtin = parse_catalog(BUILTIN_CATALOG, "(built-in)")?;
+        let mut engines = builtin.engine;
+        let mut crawlers: Vec<(CrawlerDef, Origin)> = builtin
+            .crawler
+            .into_iter()
+            .map(|c| (c, Origin::Curated))
+            .collect();
+        let path = user.map_or("(built-in)", |(_, p)| p).to_string();
+        if let Some((text, path)) = user {
+            let file = parse_catalog(text, path)?;
+            for e in file.engine {
+                match engines.iter_mut().find(|x| x.id == e.id) {
+                    Some(x) => *x = e,
+                    None => engines.push(e),
+                }
+            }
+            let mut new = Vec::new();
+            for c in file.crawler {
+                match crawlers
+                    .iter_mut()
+                    .find(|(x, _)| x.name.eq_ignore_ascii_case(&c.name))
+                {
+                    Some(x) => *x = (c, Origin::User),
+                    None => new.push((c, Origin::User)),
+                }
+            }
+            new.append(&mut crawlers);
+            crawlers = new;
+        }
+        let invalid = |message: String| CatalogError::Invalid {
+            path: path.clone(),
+            message,
+        };
+        let engine_ids: Vec<String> = engines.iter().map(|e| e.id.clone()).collect();
+        let engines: Vec<Engine> = engines
+            .into_iter()
+            .map(|e| {
+                for host in &e.referrer_hosts {
+                    build_regex(host, true).map_err(|err| {
+                        invalid(format!(
+                            "engine {:?}: invalid referrer host pattern: {err}",
+                            e.id
+                        ))
+                    })?;
+                }
+                let index = e.index.unwrap_or_else(|| e.id.clone());
+                if !engine_ids.contains(&index) {
+                    return Err(invalid(format!(
+                        "engine {:?}: index {index:?} is not an engine (known: {})",
+                        e.id,
+                        engine_ids.join(", ")
+                    )));
+                }
+                Ok(Engine {
+                    id: e.id,
+                    name: e.name,
+                    kind: e.kind,
+                    referrer_hosts: e.referrer_hosts,
+                    landing_markers: e.landing_markers,
+                    index,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+
+        let mut compiled = Vec::new();
+        let mut patterns = Vec::new();
+        let mut curated_index = Vec::new();
+        for (def, origin) in crawlers {
+            if let Some(engine) = &def.engine {
+                if !engine_ids.contains(engine) {
+                    return Err(invalid(format!(
+                        "crawler {:?}: engine {engine:?} is not an engine (known: {})",
+                        def.name,
+                        engine_ids.join(", ")
+                    )));
+                }
+            }
+            if def.name.trim().is_empty() {
+                return Err(invalid("a crawler has an empty name".to_string()));
+            }
+            if let Some(pattern) = &def.pattern {
+                build_regex(pattern, true).map_err(|e| CatalogError::Pattern {
+                    path: path.clone(),
+                    crawler: def.name.clone(),
+                    message: e.to_string(),
+                })?;
+                patterns.push(pattern.clone());
+                curated_index.push(compiled.len());
+            }
+            let tokens = if def.tokens.is_empty() {
+                let t = crate::robots::product_token(&def.name);
+                if t.is_empty() {
+                    vec![]
+                } else {
+                    vec![t.to_string()]
+                }
+            } else {
+                def.tokens
+            };
+            // Without documented meta names, a crawler answers to its tokens.
+            let meta_source = if def.meta_names.is_empty() {
+                &tokens
+            } else {
+                &def.meta_names
+            };
+            compiled.push(Arc::new(Crawler {
+                meta_names: meta_source.iter().map(|m| m.to_ascii_lowercase()).collect(),
+                name: def.name,
+                operator: def.operator,
+                category: def.category,
+                tokens,
+                engine: def.engine,
+                ip_ranges: def.ip_ranges,
+                obeys_global: def.obeys_global.unwrap_or(true),
+                origin,
+            }));
+        }
+        let curated_set = RegexSetBuilder::new(&patterns)
+            .case_insensitive(true)
+            .size_limit(1 << 26)
+            .build()
+            .map_err(|e| invalid(format!("crawler patterns: {e}")))?;
+
+        let dataset: DatasetFile =
+            serde_json::from_str(BUILTIN_DATASET).expect("the embedded dataset is valid JSON");
+        let mut dataset_patterns = Vec::new();
+        let mut dataset_regexes = Vec::new();
+        for p in &dataset.patterns {
+            // The dataset's patterns are case-sensitive regexes.
+            if let Ok(re) = build_regex(&p.pattern, false) {
+                dataset_regexes.push((re, Category::from_dataset_tags(&p.tags)));
+                dataset_patterns.push(p.pattern.clone());
+            }
+        }
+        let dataset_set = RegexSetBuilder::new(&dataset_patterns)
+            .size_limit(1 << 26)
+            .dfa_size_limit(1 << 26)
+            .build()
+            .expect("the embedded dataset's patterns compile");
+        Ok(Catalogue {
+            crawlers: compiled,
+            curated_index,
+            curated_set,
+            dataset: dataset_regexes,
+            dataset_set,
+            dataset_version: dataset.version,
+            engines,
+            heuristic: heuristic::Heuristic::new(),
+        })
+    }
+
+    /// Every crawler of the catalogue (curated and `--bots`), in match order.
+    pub fn crawlers(&self) -> &[Arc<Crawler>] {
+        &self.crawlers
+    }
+
+    /// A catalogue crawler by name (without case), or one whose robots
+    /// token it is.
+    pub fn by_name(&self, name: &str) -> Option<&Arc<Crawler>> {
+        self.crawlers
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
+            .or_else(|| {
+                self.crawlers
+                    .iter()
+                    .find(|c| c.tokens.iter().any(|t| t.eq_ignore_ascii_case(name)))
+            })
+    }
+
+    /// The engines.
+    pub fn engines(&self) -> &[Engine] {
+        &self.engines
+    }
+
+    /// An engine by id.
+    pub fn engine(&self, id: &str) -> Option<&Engine> {
+        self.engines.iter().find(|e| e.id == id)
+    }
+
+    /// Resolves what a user typed as a crawler: a bare robots product token
+    /// or crawler name (`Googlebot`, letters, digits, `-`, `_`) is looked up by
+    /// name and token; anything else is a User-Agent header and is
+    /// identified. `None` for a browser's User-Agent.
+    pub fn resolve(&self, agent: &str) -> Option<Arc<Crawler>> {
+        let agent = agent.trim();
+        let bare = !agent.is_empty()
+            && agent
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if bare {
+            if let Some(c) = self.by_name(agent) {
+                return Some(c.clone());
+            }
+        }
+        self.identify(agent.as_bytes())
+    }
+
+    /// The version of the crawler-user-agents dataset embedded.
+    pub fn dataset_version(&self) -> &str {
+        &self.dataset_version
+    }
+
+    /// Identifies a User-Agent: a catalogue crawler, a dataset pattern, or a
+    /// generic bot (bot/crawl/spider words, a URL in the UA, an HTTP
+    /// library, an empty or `-` UA); `None` for a browser (a human).
+    /// Without a cache; see [`Identifier`] for the per-line path.
+    pub fn identify(&self, ua: &[u8]) -> Option<Arc<Crawler>> {
+        let trimmed = ua.trim_ascii();
+        if trimmed.is_empty() || trimmed == b"-" {
+            return Some(Arc::new(self.heuristic.unnamed()));
+        }
+        if let Some(i) = self.curated_set.matches(trimmed).iter().next() {
+            return Some(self.crawlers[self.curated_index[i]].clone());
+        }
+        if let Some(i) = self.dataset_set.matches(trimmed).iter().next() {
+            let (re, category) = &self.dataset[i];
+            let matched = re.find(trimmed).map_or(&b""[..], |m| m.as_bytes());
+            return Some(Arc::new(
+                self.heuristic.named_from_match(trimmed, matched, *category),
+            ));
+        }
+        self.heuristic.classify(trimmed).map(Arc::new)
+    }
+
+    /// Verifies a client IP for a crawler against the loaded range files:
+    /// `Some(true)` inside, `Some(false)` outside (an impersonator), `None`
+    /// when no range file for this crawler is loaded.
+    pub fn verify(&self, crawler: &Crawler, ranges: &IpRanges, ip: IpAddr) -> Option<bool> {
+        ranges.union(&crawler.ip_ranges).map(|set| set.contains(ip))
+    }
+}
+
+/// Identification with a cache per distinct User-Agent, for the per-line
+/// path. One per thread: it is cheap to make and not shared.
+#[derive(Debug)]
+pub struct Identifier<'c> {
+    catalogue: &'c Catalogue,
+    cache: HashMap<Box<[u8]>, Option<Arc<Crawler>>>,
+    names: HashMap<String, Arc<Crawler>>,
+}
+
+impl<'c> Identifier<'c> {
+    /// A new, empty cache over `catalogue`.
+    pub fn new(catalogue: &'c Catalogue) -> Self {
+        Identifier {
+            catalogue,
+            cache: HashMap::new(),
+            names: HashMap::new(),
+        }
+    }
+
+    /// As [`Catalogue::identify`], answered from the cache after the first
+    /// time a User-Agent is seen. Crawlers recognised on the fly are interned
+    /// by name, so two UAs of one unknown bot share one `Arc`.
+    pub fn identify(&mut self, ua: &[u8]) -> Option<Arc<Crawler>> {
+        if let Some(hit) = self.cache.get(ua) {
+            return hit.clone();
+        }
+        let found = self.catalogue.identify(ua).map(|c| {
+            if c.origin == Origin::Curated || c.origin == Origin::User {
+                return c;
+            }
+            self.names.entry(c.name.clone()).or_insert(c).clone()
+        });
+        self.cache.insert(ua.into(), found.clone());
+        found
+    }
+
+    /// Distinct User-Agents seen so far.
+    pub fn distinct(&self) -> usize {
+        self.cache.len()
+    }
+}
+
+#[cfg(test)]
+mod tests;
