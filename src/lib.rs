@@ -9,6 +9,9 @@
 //!   [`robots::Verdict`] naming its deciding rule and line.
 //! - [`bots`]: the crawler catalogue, identification of User-Agents, the
 //!   engines crawlers feed, and verification against published IP ranges.
+//! - [`logs`]: access logs in every common format (combined, common,
+//!   vhost_combined, nginx `log_format`, JSON, W3C), plain or gzip, read in
+//!   parallel with every line accounted for.
 //! - [`indexing`]: `X-Robots-Tag` header lines and robots `<meta>` tags, and
 //!   the effective indexing rules for one crawler, with their provenance.
 //!
@@ -24,4 +27,5 @@
 
 pub mod bots;
 pub mod indexing;
+pub mod logs;
 pub mod robots;

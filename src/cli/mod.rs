@@ -2,6 +2,7 @@
 //! with its arguments and a `run` function; the library never sees clap.
 
 mod check;
+mod logs;
 mod ranges;
 mod rules;
 
@@ -17,6 +18,9 @@ const EXIT_INPUT_ERROR: u8 = 2;
 #[derive(Debug, Parser)]
 #[command(name = "crawlaudit", version, about, long_about = None)]
 struct Cli {
+    /// Worker threads (default: one per core).
+    #[arg(long, global = true, value_name = "N")]
+    threads: Option<usize>,
     #[command(subcommand)]
     command: Command,
 }
@@ -29,16 +33,31 @@ enum Command {
     Rules(rules::Args),
     /// Crawler IP range files (`ranges update DIR`).
     Ranges(ranges::Args),
+    /// Read access logs and report how every line parsed (no snapshot needed).
+    Logs(logs::Args),
 }
 
 /// Runs the command line and returns the process exit code: 0 on success,
 /// 2 on a usage or input error (with a one-line message on stderr).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()
+        {
+            let _ = writeln!(
+                io::stderr(),
+                "crawlaudit: error: cannot start {n} threads: {e}"
+            );
+            return ExitCode::from(EXIT_INPUT_ERROR);
+        }
+    }
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Rules(args) => rules::run(&args),
         Command::Ranges(args) => ranges::run(&args),
+        Command::Logs(args) => logs::run(&args),
     };
     match result {
         Ok(code) => code,

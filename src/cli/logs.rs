@@ -1,0 +1,146 @@
+//! `crawlaudit logs LOG... [--format F]`: read logs and report how every
+//! line parsed (the parse-only pass; no snapshot needed).
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crawlaudit::logs::{FileReport, Format, ReadOptions, Request, Sink, expand_inputs, read_input};
+
+/// Arguments of `logs`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Reads the logs as `audit` would and prints, per file, the format used, the
+lines read, parsed, empty and bad (by reason, with up to 10 samples), and any
+fault. Exit code 2 when a file has a fault (unless --allow-partial).")]
+pub struct Args {
+    /// Log files, directories (recursively), glob patterns, or `-` for stdin.
+    #[arg(required = true, value_name = "LOG")]
+    logs: Vec<String>,
+    /// auto, combined, common, vhost_combined, json, json:cloudflare, w3c, or nginx:'<log_format>'.
+    #[arg(long, default_value = "auto", value_parser = parse_format)]
+    format: Format,
+    /// JSON field mapping overrides: `time=ts,ip=client,...`.
+    #[arg(long, value_name = "MAP")]
+    json_fields: Option<String>,
+    /// Print the reports as JSON (one object per file, in a list).
+    #[arg(long)]
+    json: bool,
+    /// A fault in one file does not make the exit code 2.
+    #[arg(long)]
+    allow_partial: bool,
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse()
+}
+
+/// Counts requests: the parse-only sink.
+#[derive(Default)]
+struct Count(u64);
+
+impl Sink for Count {
+    fn record(&mut self, request: &Request<'_>) {
+        self.0 += u64::from(request.is_valid_request());
+    }
+}
+
+/// Runs `logs`.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let inputs = expand_inputs(&args.logs).map_err(anyhow::Error::msg)?;
+    let format = match &args.json_fields {
+        Some(spec) => args
+            .format
+            .clone()
+            .with_json_fields(spec)
+            .map_err(anyhow::Error::msg)?,
+        None => args.format.clone(),
+    };
+    let options = ReadOptions {
+        format,
+        ..ReadOptions::default()
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut reports: Vec<FileReport> = Vec::new();
+    let started = Instant::now();
+    let mut total_bytes = 0u64;
+    for input in &inputs {
+        let (_, report) = read_input(input, &options, &Count::default);
+        total_bytes += report.bytes;
+        if !args.json {
+            print_report(&mut out, &report)?;
+        }
+        reports.push(report);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &reports)?;
+        writeln!(out)?;
+    } else if inputs.len() > 1 {
+        let lines: u64 = reports.iter().map(|r| r.lines).sum();
+        let bad: u64 = reports.iter().map(|r| r.bad).sum();
+        writeln!(
+            out,
+            "total: {} files, {lines} lines, {bad} bad",
+            inputs.len()
+        )?;
+    }
+    out.flush()?;
+    let _ = writeln!(
+        io::stderr(),
+        "read {:.1} MB in {seconds:.2} s ({:.0} MB/s)",
+        total_bytes as f64 / 1e6,
+        total_bytes as f64 / 1e6 / seconds.max(1e-9)
+    );
+    let faults: Vec<&FileReport> = reports.iter().filter(|r| r.fault.is_some()).collect();
+    if !faults.is_empty() && !args.allow_partial {
+        for r in &faults {
+            let _ = writeln!(
+                io::stderr(),
+                "crawlaudit: error: {}",
+                r.fault.as_deref().unwrap_or("")
+            );
+        }
+        return Ok(ExitCode::from(2));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_report(out: &mut impl Write, r: &FileReport) -> io::Result<()> {
+    let pct = |n: u64| {
+        if r.lines == 0 {
+            0.0
+        } else {
+            n as f64 * 100.0 / r.lines as f64
+        }
+    };
+    writeln!(out, "{}", r.path)?;
+    writeln!(
+        out,
+        "  format: {}{}",
+        r.format,
+        if r.compressed { " (gzip)" } else { "" }
+    )?;
+    writeln!(
+        out,
+        "  lines: {}  parsed: {} ({:.2}%)  not requests: {}  empty: {}  directives: {}  bad: {} ({:.2}%)",
+        r.lines,
+        r.parsed,
+        pct(r.parsed),
+        r.not_requests,
+        r.empty,
+        r.directives,
+        r.bad,
+        pct(r.bad)
+    )?;
+    for (reason, n) in &r.bad_by_reason {
+        writeln!(out, "  bad {reason}: {n}")?;
+    }
+    for s in &r.samples {
+        writeln!(out, "    line {} ({}): {}", s.line, s.reason, s.text)?;
+    }
+    if let Some(fault) = &r.fault {
+        writeln!(out, "  FAULT: {fault}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,345 @@
+//! Reading access logs: every common format, gzip, in parallel, nothing lost
+//! (SPEC section 3).
+//!
+//! - [`Format`] names a line format; [`Format::Auto`] detects it per file
+//!   from its first lines ([`detect`]).
+//! - [`Request`] is one parsed line, borrowing from the log's bytes.
+//! - [`read_input`] reads one file (memory-mapped and split into
+//!   newline-aligned chunks parsed in parallel, or a gzip/stdin stream
+//!   decompressed on one thread while the blocks are parsed in parallel)
+//!   into [`Sink`]s, and accounts for every line in a [`FileReport`].
+//!
+//! ```
+//! use crawlaudit::logs::{Format, parse_line};
+//!
+//! let line = br#"66.249.66.1 - - [17/Apr/2025:05:10:56 +0100] "GET /music/ HTTP/2.0" 200 10353 "-" "Googlebot/2.1""#;
+//! let format = Format::Combined.compile().unwrap();
+//! let request = parse_line(&format, line).unwrap();
+//! assert_eq!(request.target(), b"/music/");
+//! assert_eq!(request.status(), 200);
+//! ```
+
+mod inputs;
+mod json;
+mod reader;
+mod record;
+mod template;
+pub mod time;
+mod w3c;
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use inputs::{Input, expand_inputs};
+pub use json::JsonFields;
+pub use reader::{BadSample, FileReport, ReadOptions, Sink, read_input};
+pub use record::Request;
+pub use template::FormatError;
+
+use template::Template;
+use w3c::W3cFields;
+
+/// Why a line could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BadReason {
+    /// The line does not have the format's layout (a literal or a field is missing).
+    Layout,
+    /// The time is missing or not a valid time.
+    Time,
+    /// The status is not a number.
+    Status,
+    /// The byte count is not a number.
+    Bytes,
+    /// Not a JSON object.
+    Json,
+    /// A W3C data line before any `#Fields:` directive.
+    NoFields,
+}
+
+impl BadReason {
+    /// A short name, as `summary.json` counts them.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BadReason::Layout => "layout",
+            BadReason::Time => "time",
+            BadReason::Status => "status",
+            BadReason::Bytes => "bytes",
+            BadReason::Json => "json",
+            BadReason::NoFields => "no-fields",
+        }
+    }
+
+    /// What it means, for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BadReason::Layout => "does not match the log format",
+            BadReason::Time => "missing or invalid time",
+            BadReason::Status => "invalid status",
+            BadReason::Bytes => "invalid byte count",
+            BadReason::Json => "not a JSON object",
+            BadReason::NoFields => "W3C data line before any #Fields directive",
+        }
+    }
+}
+
+impl fmt::Display for BadReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A log line format (`--format`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Detect per file from its first lines.
+    Auto,
+    /// Apache/nginx combined.
+    Combined,
+    /// The common log format.
+    Common,
+    /// Apache's vhost_combined (`%v:%p` first).
+    VhostCombined,
+    /// An nginx `log_format` string, as written in nginx.conf.
+    Nginx(String),
+    /// JSON lines with a field mapping.
+    Json(Box<JsonFields>),
+    /// W3C extended (`#Fields:`), as IIS and CloudFront write it.
+    W3c,
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
+    /// `json:cloudflare`, `w3c`, `nginx:<log_format>`.
+    fn from_str(s: &str) -> Result<Format, String> {
+        Ok(match s.trim() {
+            "auto" => Format::Auto,
+            "combined" => Format::Combined,
+            "common" | "clf" => Format::Common,
+            "vhost_combined" => Format::VhostCombined,
+            "json" => Format::Json(Box::new(JsonFields::auto())),
+            "json:cloudflare" | "cloudflare" => Format::Json(Box::new(JsonFields::cloudflare())),
+            "w3c" | "iis" | "cloudfront" => Format::W3c,
+            other => match other.strip_prefix("nginx:") {
+                Some(fmt) => {
+                    Template::compile(fmt).map_err(|e| e.to_string())?;
+                    Format::Nginx(fmt.to_string())
+                }
+                None => {
+                    return Err(format!(
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:cloudflare, w3c, nginx:'<log_format>')"
+                    ));
+                }
+            },
+        })
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Format::Auto => f.write_str("auto"),
+            Format::Combined => f.write_str("combined"),
+            Format::Common => f.write_str("common"),
+            Format::VhostCombined => f.write_str("vhost_combined"),
+            Format::Nginx(s) => write!(f, "nginx:{s}"),
+            Format::Json(fields) if **fields == JsonFields::cloudflare() => {
+                f.write_str("json:cloudflare")
+            }
+            Format::Json(_) => f.write_str("json"),
+            Format::W3c => f.write_str("w3c"),
+        }
+    }
+}
+
+/// A format ready to read lines.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    kind: Kind,
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    Template(Template),
+    Json(JsonFields),
+    W3c(Option<W3cFields>),
+}
+
+impl Format {
+    /// Applies `--json-fields` overrides: to a JSON format's mapping, or, for
+    /// `auto`, to JSON with the automatic mapping.
+    ///
+    /// # Errors
+    /// A bad override, or a format that is not JSON.
+    pub fn with_json_fields(self, spec: &str) -> Result<Format, String> {
+        let base = match self {
+            Format::Json(fields) => *fields,
+            Format::Auto => JsonFields::auto(),
+            other => return Err(format!("--json-fields needs --format json (not {other})")),
+        };
+        Ok(Format::Json(Box::new(base.with_overrides(spec)?)))
+    }
+
+    /// Compiles the format. [`Format::Auto`] cannot be compiled: detect first.
+    ///
+    /// # Errors
+    /// An invalid nginx format string, or `Auto`.
+    pub fn compile(&self) -> Result<Compiled, FormatError> {
+        let kind = match self {
+            Format::Auto => {
+                return Err(FormatError {
+                    format: "auto".into(),
+                    message: "detect the format first".into(),
+                });
+            }
+            Format::Combined => Kind::Template(Template::compile(template::COMBINED)?),
+            Format::Common => Kind::Template(Template::compile(template::COMMON)?),
+            Format::VhostCombined => Kind::Template(Template::compile(template::VHOST_COMBINED)?),
+            Format::Nginx(s) => Kind::Template(Template::compile(s)?),
+            Format::Json(fields) => Kind::Json((**fields).clone()),
+            Format::W3c => Kind::W3c(None),
+        };
+        Ok(Compiled { kind })
+    }
+}
+
+impl Compiled {
+    /// Is this a W3C format (whose `#` lines are directives)?
+    pub(crate) fn is_w3c(&self) -> bool {
+        matches!(self.kind, Kind::W3c(_))
+    }
+
+    /// Takes a W3C directive line; `#Fields:` sets the columns.
+    pub(crate) fn directive(&mut self, line: &[u8]) {
+        if let Kind::W3c(fields) = &mut self.kind {
+            if let Some(f) = W3cFields::parse(line) {
+                *fields = Some(f);
+            }
+        }
+    }
+
+    /// Reads a line as format detection does: no leniency.
+    fn parse_strict<'a>(&self, line: &'a [u8]) -> Result<Request<'a>, BadReason> {
+        match &self.kind {
+            Kind::Template(t) => t.parse_with(line, false),
+            _ => self.parse(line),
+        }
+    }
+
+    fn parse<'a>(&self, line: &'a [u8]) -> Result<Request<'a>, BadReason> {
+        match &self.kind {
+            Kind::Template(t) => t.parse(line),
+            Kind::Json(j) => j.parse_line(line),
+            Kind::W3c(Some(f)) => f.parse_line(line),
+            Kind::W3c(None) => Err(BadReason::NoFields),
+        }
+    }
+}
+
+/// Parses one line (without its line end) in a compiled format.
+///
+/// # Errors
+/// Why the line could not be read.
+pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, BadReason> {
+    format.parse(line)
+}
+
+/// Detects the format of a log from its first lines (up to 50 non-empty
+/// lines of `sample`): W3C when it has W3C directives; JSON when its lines
+/// are JSON objects; else the line format that reads the most lines, the
+/// more specific one on a tie (vhost_combined, combined, common). `None`
+/// when no format reads any line.
+pub fn detect(sample: &[u8]) -> Option<Format> {
+    let lines: Vec<&[u8]> = sample
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.trim_ascii().is_empty())
+        .take(50)
+        .collect();
+    if lines.iter().any(|l| {
+        l.starts_with(b"#Fields:") || l.starts_with(b"#Software:") || l.starts_with(b"#Version:")
+    }) {
+        return Some(Format::W3c);
+    }
+    if lines
+        .first()
+        .is_some_and(|l| l.trim_ascii_start().starts_with(b"{"))
+    {
+        let fields = JsonFields::auto();
+        let ok = lines.iter().filter(|l| fields.recognises(l)).count();
+        return (ok * 2 >= lines.len() && ok > 0).then_some(Format::Json(Box::new(fields)));
+    }
+    let candidates = [Format::VhostCombined, Format::Combined, Format::Common];
+    let mut best: Option<(usize, &Format)> = None;
+    for candidate in &candidates {
+        let compiled = candidate.compile().expect("built-in formats compile");
+        // Combined lines also read as common (which ignores their end), so
+        // ties go to the earlier, more specific candidate.
+        let ok = lines
+            .iter()
+            .filter(|l| compiled.parse_strict(l).is_ok())
+            .count();
+        if ok > 0 && best.is_none_or(|(n, _)| ok > n) {
+            best = Some((ok, candidate));
+        }
+    }
+    best.map(|(_, f)| f.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names() {
+        for name in [
+            "auto",
+            "combined",
+            "common",
+            "vhost_combined",
+            "json",
+            "json:cloudflare",
+            "w3c",
+        ] {
+            assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
+        }
+        let f: Format = "nginx:$remote_addr [$time_local] \"$request\" $status"
+            .parse()
+            .unwrap();
+        assert!(matches!(f, Format::Nginx(_)));
+        assert!(
+            "nginx:$remote_addr"
+                .parse::<Format>()
+                .unwrap_err()
+                .contains("no time")
+        );
+        assert!(
+            "apache"
+                .parse::<Format>()
+                .unwrap_err()
+                .contains("unknown log format")
+        );
+    }
+
+    #[test]
+    fn detection() {
+        let combined =
+            b"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"UA\"\n";
+        assert_eq!(detect(combined), Some(Format::Combined));
+        let common = b"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] \"GET / HTTP/1.1\" 200 1\n";
+        assert_eq!(detect(common), Some(Format::Common));
+        let vhost = b"example.com:80 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"UA\"\n";
+        assert_eq!(detect(vhost), Some(Format::VhostCombined));
+        assert_eq!(
+            detect(b"#Software: Microsoft IIS\n#Fields: date time cs-uri-stem\n"),
+            Some(Format::W3c)
+        );
+        let json = br#"{"ClientIP":"1.2.3.4","ClientRequestURI":"/","EdgeStartTimestamp":"2024-01-01T00:00:00Z"}"#;
+        assert_eq!(
+            detect(json),
+            Some(Format::Json(Box::new(JsonFields::auto())))
+        );
+        assert_eq!(detect(b"hello\nworld\n"), None);
+    }
+}

@@ -1,0 +1,521 @@
+//! Reading one log input, in parallel, accounting for every line.
+//!
+//! Plain files are memory-mapped and split into newline-aligned chunks that
+//! rayon parses in parallel. Gzip files (multi-member too) and standard
+//! input are read as a stream: one thread reads and decompresses into
+//! blocks of whole lines while worker threads parse the blocks as they
+//! come, so decompression and parsing overlap. Either way each chunk feeds
+//! its own [`Sink`], and the sinks come back in file order, so the result
+//! does not depend on how the work was split.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::{BadReason, Compiled, Format, Input, Request, detect};
+
+/// Receives the requests of one chunk of a log, in line order.
+pub trait Sink: Send {
+    /// Takes one parsed line.
+    fn record(&mut self, request: &Request<'_>);
+}
+
+/// How to read inputs.
+#[derive(Clone, Debug)]
+pub struct ReadOptions {
+    /// The line format, or [`Format::Auto`] to detect it per file.
+    pub format: Format,
+    /// The size of the chunks and stream blocks parsed as one task.
+    pub chunk_size: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            format: Format::Auto,
+            chunk_size: 8 << 20,
+        }
+    }
+}
+
+/// A line that could not be read, kept as a sample.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BadSample {
+    /// 1-based line number in the (decompressed) input.
+    pub line: u64,
+    /// Why it could not be read ([`BadReason::as_str`]).
+    pub reason: String,
+    /// The first 200 bytes of the line, lossily as UTF-8.
+    pub text: String,
+}
+
+/// What reading one input found: every line is parsed, empty, a
+/// directive, or bad (with a reason); nothing is silently dropped.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FileReport {
+    /// The input's name (`-` for standard input).
+    pub path: String,
+    /// The format used (detected, or given).
+    pub format: String,
+    /// Whether the input was gzip-compressed.
+    pub compressed: bool,
+    /// Bytes of log text read (after decompression).
+    pub bytes: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// Lines parsed into requests.
+    pub parsed: u64,
+    /// Parsed lines whose request line was not an HTTP request (`-`, a TLS
+    /// handshake): counted, never judged.
+    pub not_requests: u64,
+    /// Empty lines.
+    pub empty: u64,
+    /// W3C directive lines (`#Fields:` and other `#` lines).
+    pub directives: u64,
+    /// Lines that could not be read.
+    pub bad: u64,
+    /// Bad lines by reason.
+    pub bad_by_reason: BTreeMap<String, u64>,
+    /// Up to 10 bad lines: line number, reason, first 200 bytes.
+    pub samples: Vec<BadSample>,
+    /// An input fault (unreadable file, corrupt or truncated gzip): the
+    /// lines read before it were used.
+    pub fault: Option<String>,
+}
+
+const MAX_SAMPLES: usize = 10;
+const SAMPLE_BYTES: usize = 200;
+const DETECT_BYTES: usize = 64 << 10;
+
+/// Counts of one chunk; merged in order into the file's report.
+#[derive(Debug, Default)]
+struct Counts {
+    lines: u64,
+    parsed: u64,
+    not_requests: u64,
+    empty: u64,
+    directives: u64,
+    bad: BTreeMap<BadReason, u64>,
+    /// (line number within the chunk, reason, text)
+    samples: Vec<(u64, BadReason, String)>,
+}
+
+fn parse_chunk<S: Sink>(data: &[u8], parser: &mut Compiled, sink: &mut S) -> Counts {
+    let mut counts = Counts::default();
+    let mut handle = |line: &[u8], counts: &mut Counts| {
+        counts.lines += 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.trim_ascii().is_empty() {
+            counts.empty += 1;
+            return;
+        }
+        if line[0] == b'#' && parser.is_w3c() {
+            counts.directives += 1;
+            parser.directive(line);
+            return;
+        }
+        match parser.parse(line) {
+            Ok(request) => {
+                counts.parsed += 1;
+                if !request.is_valid_request() {
+                    counts.not_requests += 1;
+                }
+                sink.record(&request);
+            }
+            Err(reason) => {
+                *counts.bad.entry(reason).or_insert(0) += 1;
+                if counts.samples.len() < MAX_SAMPLES {
+                    let end = line.len().min(SAMPLE_BYTES);
+                    counts.samples.push((
+                        counts.lines,
+                        reason,
+                        String::from_utf8_lossy(&line[..end]).into_owned(),
+                    ));
+                }
+            }
+        }
+    };
+    let mut start = 0;
+    for nl in memchr::memchr_iter(b'\n', data) {
+        handle(&data[start..nl], &mut counts);
+        start = nl + 1;
+    }
+    if start < data.len() {
+        handle(&data[start..], &mut counts);
+    }
+    counts
+}
+
+/// Splits `data` into chunks of about `size` bytes that end at line ends.
+fn chunk_bounds(data: &[u8], size: usize) -> Vec<(usize, usize)> {
+    let mut bounds = Vec::new();
+    let mut start = 0;
+    while start < data.len() {
+        let nominal = (start + size.max(1)).min(data.len());
+        let end = if nominal == data.len() {
+            nominal
+        } else {
+            memchr::memchr(b'\n', &data[nominal..]).map_or(data.len(), |p| nominal + p + 1)
+        };
+        bounds.push((start, end));
+        start = end;
+    }
+    bounds
+}
+
+/// The state a W3C parser must have at the start of each chunk: the last
+/// `#Fields:` directive before it.
+fn w3c_states(data: &[u8], bounds: &[(usize, usize)], base: &Compiled) -> Vec<Compiled> {
+    let mut state = base.clone();
+    let mut out = Vec::with_capacity(bounds.len());
+    for &(start, end) in bounds {
+        out.push(state.clone());
+        if base.is_w3c() {
+            apply_directives(&data[start..end], &mut state);
+        }
+    }
+    out
+}
+
+fn apply_directives(block: &[u8], state: &mut Compiled) {
+    let finder = memchr::memmem::Finder::new(b"#Fields:");
+    for pos in finder.find_iter(block) {
+        if pos == 0 || block[pos - 1] == b'\n' {
+            let end = memchr::memchr(b'\n', &block[pos..]).map_or(block.len(), |p| pos + p);
+            let line = &block[pos..end];
+            state.directive(line.strip_suffix(b"\r").unwrap_or(line));
+        }
+    }
+}
+
+/// Merges chunk counts, in order, into the report (line numbers of
+/// samples become file line numbers).
+fn merge(report: &mut FileReport, counts: impl IntoIterator<Item = Counts>) {
+    for c in counts {
+        let offset = report.lines;
+        report.lines += c.lines;
+        report.parsed += c.parsed;
+        report.not_requests += c.not_requests;
+        report.empty += c.empty;
+        report.directives += c.directives;
+        for (reason, n) in c.bad {
+            report.bad += n;
+            *report
+                .bad_by_reason
+                .entry(reason.as_str().to_string())
+                .or_insert(0) += n;
+        }
+        for (line, reason, text) in c.samples {
+            if report.samples.len() < MAX_SAMPLES {
+                report.samples.push(BadSample {
+                    line: offset + line,
+                    reason: reason.as_str().to_string(),
+                    text,
+                });
+            }
+        }
+    }
+}
+
+/// Resolves `Auto` from the first bytes; `None` when nothing fits.
+fn resolve_format(format: &Format, sample: &[u8]) -> Option<Format> {
+    match format {
+        Format::Auto => detect(sample),
+        f => Some(f.clone()),
+    }
+}
+
+/// A compression this reader does not handle, from the magic bytes.
+fn unsupported_compression(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"BZh") {
+        Some("bzip2 (decompress it first, e.g. `bzcat FILE | crawlaudit audit -`)")
+    } else if head.starts_with(&[0xFD, b'7', b'z', b'X', b'Z', 0]) {
+        Some("xz (decompress it first, e.g. `xzcat FILE | crawlaudit audit -`)")
+    } else if head.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
+        Some("zstd (decompress it first, e.g. `zstdcat FILE | crawlaudit audit -`)")
+    } else {
+        None
+    }
+}
+
+fn is_gzip(head: &[u8]) -> bool {
+    head.starts_with(&[0x1F, 0x8B])
+}
+
+/// Reads one input into sinks made by `make_sink` (one per chunk, returned
+/// in file order) and reports on every line.
+///
+/// Faults (an unreadable file, a corrupt or truncated gzip stream, an
+/// unsupported compression, a format that cannot be detected) are named in
+/// [`FileReport::fault`]; the lines read before the fault are kept.
+pub fn read_input<S, F>(input: &Input, options: &ReadOptions, make_sink: &F) -> (Vec<S>, FileReport)
+where
+    S: Sink,
+    F: Fn() -> S + Sync,
+{
+    let mut report = FileReport {
+        path: input.name(),
+        ..FileReport::default()
+    };
+    match input {
+        Input::Stdin => read_stream(io::stdin(), report, options, make_sink),
+        Input::File(path) => match File::open(path) {
+            Err(e) => {
+                report.fault = Some(format!("cannot read {}: {e}", path.display()));
+                (Vec::new(), report)
+            }
+            Ok(file) => read_file(path, file, report, options, make_sink),
+        },
+    }
+}
+
+fn read_file<S, F>(
+    path: &Path,
+    file: File,
+    mut report: FileReport,
+    options: &ReadOptions,
+    make_sink: &F,
+) -> (Vec<S>, FileReport)
+where
+    S: Sink,
+    F: Fn() -> S + Sync,
+{
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    // SAFETY: the map is read-only and private to this call. If another
+    // process truncates the file while it is mapped, reading the lost pages
+    // raises SIGBUS; log files are appended to (which the map does not see)
+    // or rotated by rename (which keeps this file intact), so we accept that
+    // risk for the speed of reading without copies. Mapping failures fall
+    // back to a streamed read.
+    let mapped = if len > 0 {
+        unsafe { memmap2::Mmap::map(&file) }.ok()
+    } else {
+        None
+    };
+    let Some(map) = mapped else {
+        return read_stream(file, report, options, make_sink);
+    };
+    #[cfg(unix)]
+    {
+        let _ = map.advise(memmap2::Advice::Sequential);
+    }
+    let data: &[u8] = &map;
+    if let Some(kind) = unsupported_compression(data) {
+        report.fault = Some(format!("{} is compressed with {kind}", path.display()));
+        return (Vec::new(), report);
+    }
+    if is_gzip(data) {
+        return read_stream(data, report, options, make_sink);
+    }
+    report.bytes = data.len() as u64;
+    let Some(format) = resolve_format(&options.format, &data[..data.len().min(DETECT_BYTES)])
+    else {
+        report.fault = Some(undetected(&report.path));
+        report.format = "undetected".into();
+        return (Vec::new(), report);
+    };
+    report.format = format.to_string();
+    let compiled = format.compile().expect("formats were validated when given");
+    let bounds = chunk_bounds(data, options.chunk_size);
+    let states = w3c_states(data, &bounds, &compiled);
+    let results: Vec<(S, Counts)> = bounds
+        .par_iter()
+        .zip(states)
+        .map(|(&(start, end), mut parser)| {
+            let mut sink = make_sink();
+            let counts = parse_chunk(&data[start..end], &mut parser, &mut sink);
+            (sink, counts)
+        })
+        .collect();
+    let (sinks, counts): (Vec<S>, Vec<Counts>) = results.into_iter().unzip();
+    merge(&mut report, counts);
+    (sinks, report)
+}
+
+fn undetected(name: &str) -> String {
+    format!(
+        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, json, w3c): \
+         give --format, e.g. --format nginx:'<log_format from nginx.conf>'"
+    )
+}
+
+/// Counts the bytes read from the underlying (compressed) source.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Fills `buf` from `reader` until it is full or the input ends.
+fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
+    let start = buf.len();
+    buf.resize(start + want, 0);
+    let mut filled = start;
+    let result = loop {
+        if filled == buf.len() {
+            break Ok(());
+        }
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break Ok(()),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    buf.truncate(filled);
+    result
+}
+
+/// One block of whole lines and the parser state at its start.
+type Block = (usize, Vec<u8>, Compiled);
+
+/// Reads a stream (gzip or plain, from its first bytes): one thread reads
+/// and decompresses into blocks of whole lines, worker threads parse them.
+fn read_stream<R, S, F>(
+    raw: R,
+    mut report: FileReport,
+    options: &ReadOptions,
+    make_sink: &F,
+) -> (Vec<S>, FileReport)
+where
+    R: Read + Send,
+    S: Sink,
+    F: Fn() -> S + Sync,
+{
+    let compressed_count = Arc::new(AtomicU64::new(0));
+    let mut raw = Counting {
+        inner: raw,
+        count: compressed_count.clone(),
+    };
+    let mut head = Vec::new();
+    if let Err(e) = fill(&mut raw, &mut head, 6) {
+        report.fault = Some(format!("cannot read {}: {e}", report.path));
+        return (Vec::new(), report);
+    }
+    if let Some(kind) = unsupported_compression(&head) {
+        report.fault = Some(format!("{} is compressed with {kind}", report.path));
+        return (Vec::new(), report);
+    }
+    let gzip = is_gzip(&head);
+    report.compressed = gzip;
+    let chained = io::Cursor::new(head).chain(raw);
+    let mut source: Box<dyn Read + Send> = if gzip {
+        Box::new(flate2::read::MultiGzDecoder::new(
+            io::BufReader::with_capacity(1 << 20, chained),
+        ))
+    } else {
+        Box::new(chained)
+    };
+    let block_size = options.chunk_size.clamp(64 << 10, 16 << 20);
+    let workers = rayon::current_num_threads().max(1);
+    let (tx, rx) = mpsc::sync_channel::<Block>(workers * 2);
+    let rx = Mutex::new(rx);
+    let results: Mutex<Vec<(usize, S, Counts)>> = Mutex::new(Vec::new());
+    let mut fault: Option<String> = None;
+    let mut bytes = 0u64;
+    let mut format_name = String::new();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let next = rx.lock().map(|r| r.recv());
+                    let Ok(Ok((index, block, mut parser))) = next else {
+                        break;
+                    };
+                    let mut sink = make_sink();
+                    let counts = parse_chunk(&block, &mut parser, &mut sink);
+                    results
+                        .lock()
+                        .expect("no worker panics")
+                        .push((index, sink, counts));
+                }
+            });
+        }
+        // This thread reads (and decompresses) and hands out blocks.
+        let mut carry: Vec<u8> = Vec::new();
+        let mut parser: Option<Compiled> = None;
+        let mut index = 0usize;
+        loop {
+            let mut buf = std::mem::take(&mut carry);
+            let before = buf.len();
+            let read = fill(source.as_mut(), &mut buf, block_size);
+            // A short read means the input ended (or failed).
+            let at_end = read.is_err() || buf.len() - before < block_size;
+            if let Err(e) = read {
+                let offset = compressed_count.load(Ordering::Relaxed);
+                let what = if gzip {
+                    "gzip stream is corrupt or truncated"
+                } else {
+                    "read failed"
+                };
+                fault = Some(format!("{what} near compressed byte {offset}: {e}"));
+            }
+            // Keep the partial last line for the next block, unless the input ended.
+            if !at_end {
+                match memchr::memrchr(b'\n', &buf) {
+                    Some(nl) => carry = buf.split_off(nl + 1),
+                    None => {
+                        // One line longer than a block: keep reading it.
+                        carry = buf;
+                        continue;
+                    }
+                }
+            }
+            if parser.is_none() && !buf.is_empty() {
+                match resolve_format(&options.format, &buf[..buf.len().min(DETECT_BYTES)]) {
+                    Some(f) => {
+                        format_name = f.to_string();
+                        parser = Some(f.compile().expect("formats were validated when given"));
+                    }
+                    None => {
+                        format_name = "undetected".into();
+                        fault.get_or_insert_with(|| undetected(&report.path));
+                        break;
+                    }
+                }
+            }
+            if let Some(p) = parser.as_mut() {
+                if !buf.is_empty() {
+                    bytes += buf.len() as u64;
+                    let state = p.clone();
+                    if p.is_w3c() {
+                        apply_directives(&buf, p);
+                    }
+                    if tx.send((index, buf, state)).is_err() {
+                        break;
+                    }
+                    index += 1;
+                }
+            }
+            if at_end {
+                break;
+            }
+        }
+        drop(tx);
+    });
+    let mut results = results.into_inner().expect("no worker panics");
+    results.sort_by_key(|(i, _, _)| *i);
+    let (sinks, counts): (Vec<S>, Vec<Counts>) =
+        results.into_iter().map(|(_, s, c)| (s, c)).unzip();
+    report.bytes = bytes;
+    report.format = format_name;
+    report.fault = fault;
+    merge(&mut report, counts);
+    (sinks, report)
+}
+
+#[cfg(test)]
+mod tests;

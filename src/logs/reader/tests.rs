@@ -1,0 +1,214 @@
+//! Reader tests: chunking, streams, gzip faults, accounting.
+
+use std::io::Write;
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
+
+use super::*;
+
+/// Keeps (line target, status) of every request, to compare reads.
+#[derive(Debug, Default)]
+struct Keep(Vec<(Vec<u8>, u16, i64)>);
+
+impl Sink for Keep {
+    fn record(&mut self, r: &Request<'_>) {
+        self.0.push((r.target().to_vec(), r.status(), r.time()));
+    }
+}
+
+fn flat(sinks: Vec<Keep>) -> Vec<(Vec<u8>, u16, i64)> {
+    sinks.into_iter().flat_map(|k| k.0).collect()
+}
+
+fn line(i: usize) -> String {
+    format!(
+        "10.0.0.{} - - [01/Jan/2024:00:{:02}:{:02} +0000] \"GET /p{i}?x=1 HTTP/1.1\" 200 {i} \"-\" \"UA {i}\"\n",
+        i % 250,
+        (i / 60) % 60,
+        i % 60
+    )
+}
+
+fn temp(name: &str, data: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("crawlaudit-reader-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, data).unwrap();
+    path
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = GzEncoder::new(Vec::new(), Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn read(path: &std::path::Path, chunk: usize) -> (Vec<(Vec<u8>, u16, i64)>, FileReport) {
+    let options = ReadOptions {
+        format: Format::Auto,
+        chunk_size: chunk,
+    };
+    let (sinks, report) = read_input(&Input::File(path.to_path_buf()), &options, &Keep::default);
+    (flat(sinks), report)
+}
+
+#[test]
+fn mapped_chunks_equal_one_chunk_and_gzip() {
+    let text: String = (0..3000).map(line).collect();
+    let plain = temp("plain.log", text.as_bytes());
+    let (whole, r1) = read(&plain, 1 << 30);
+    assert_eq!(
+        (r1.lines, r1.parsed, r1.bad, r1.format.as_str()),
+        (3000, 3000, 0, "combined")
+    );
+    for chunk in [1, 100, 4096, 65536] {
+        let (got, r) = read(&plain, chunk);
+        assert_eq!(got, whole, "chunk size {chunk}");
+        assert_eq!(r.lines, 3000);
+    }
+    // The same bytes as one gzip member, and as several concatenated members.
+    let gz = temp("one.log.gz", &gzip(text.as_bytes()));
+    let (got, r) = read(&gz, 70_000);
+    assert_eq!(got, whole);
+    assert!(r.compressed && r.fault.is_none());
+    assert_eq!(r.bytes, text.len() as u64);
+    let (a, b) = text.split_at(text.len() / 3);
+    let mut multi = gzip(a.as_bytes());
+    multi.extend(gzip(b.as_bytes()));
+    let (got, r) = read(&temp("multi.log.gz", &multi), 70_000);
+    assert_eq!(got, whole, "multi-member gzip");
+    assert_eq!(r.lines, 3000);
+}
+
+#[test]
+fn truncated_gzip_is_a_fault_and_keeps_what_was_read() {
+    let text: String = (0..20000).map(line).collect();
+    let gz = gzip(text.as_bytes());
+    let cut = temp("cut.log.gz", &gz[..gz.len() / 2]);
+    let (got, r) = read(&cut, 64 << 10);
+    let fault = r.fault.expect("a truncated gzip is a fault");
+    assert!(
+        fault.contains("gzip stream is corrupt or truncated near compressed byte"),
+        "{fault}"
+    );
+    assert!(
+        !got.is_empty() && got.len() < 20000,
+        "{} lines kept",
+        got.len()
+    );
+    assert_eq!(
+        got[..],
+        flat(vec![Keep(
+            (0..got.len())
+                .map(|i| (format!("/p{i}?x=1").into_bytes(), 200, got[i].2))
+                .collect()
+        )])[..]
+    );
+    let mut corrupt = gz.clone();
+    let mid = corrupt.len() / 2;
+    for b in &mut corrupt[mid..mid + 64] {
+        *b ^= 0x5A;
+    }
+    let (_, r) = read(&temp("corrupt.log.gz", &corrupt), 64 << 10);
+    assert!(r.fault.is_some());
+}
+
+#[test]
+fn hard_lines_are_accounted() {
+    let mut data = Vec::new();
+    data.extend_from_slice(line(1).trim_end().as_bytes());
+    data.extend_from_slice(b"\r\n\n   \n");
+    data.extend_from_slice(b"not a log line\n");
+    // Over 64 KiB in one line, invalid UTF-8 in a field.
+    let long_ua = "x".repeat(70_000);
+    data.extend_from_slice(format!("1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] \"GET /long HTTP/1.1\" 200 1 \"-\" \"{long_ua}\"\n").as_bytes());
+    data.extend_from_slice(b"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] \"GET /\xff\xfe HTTP/1.1\" 200 1 \"-\" \"\xc3\"\n");
+    data.extend_from_slice(
+        b"1.2.3.4 - - [01/Jan/2024:00:00:99 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"-\"\n",
+    );
+    // The last line has no newline.
+    data.extend_from_slice(line(2).trim_end().as_bytes());
+    for chunk in [1, 50, 1 << 20] {
+        let (got, r) = read(&temp("hard.log", &data), chunk);
+        assert_eq!(r.lines, 8, "chunk {chunk}");
+        assert_eq!((r.parsed, r.empty, r.bad), (4, 2, 2), "chunk {chunk}");
+        let targets: Vec<Vec<u8>> = got.iter().map(|g| g.0.clone()).collect();
+        assert_eq!(
+            targets,
+            [
+                b"/p1?x=1".to_vec(),
+                b"/long".to_vec(),
+                b"/\xff\xfe".to_vec(),
+                b"/p2?x=1".to_vec()
+            ]
+        );
+        assert_eq!(
+            r.samples
+                .iter()
+                .map(|s| (s.line, s.reason.as_str()))
+                .collect::<Vec<_>>(),
+            [(4, "layout"), (7, "time")]
+        );
+        assert_eq!(r.bad_by_reason.get("layout"), Some(&1));
+        assert_eq!(r.samples[0].text, "not a log line");
+    }
+}
+
+#[test]
+fn samples_are_capped_and_numbered_across_chunks() {
+    let mut text = String::new();
+    for i in 0..100 {
+        text.push_str(&line(i));
+        text.push_str("garbage\n");
+    }
+    let (_, r) = read(&temp("garbage.log", text.as_bytes()), 300);
+    assert_eq!((r.lines, r.parsed, r.bad), (200, 100, 100));
+    assert_eq!(r.samples.len(), 10);
+    assert_eq!(
+        r.samples.iter().map(|s| s.line).collect::<Vec<_>>(),
+        [2, 4, 6, 8, 10, 12, 14, 16, 18, 20]
+    );
+}
+
+#[test]
+fn w3c_fields_carry_across_chunks_and_blocks() {
+    let mut text = String::from(
+        "#Software: Microsoft Internet Information Services 10.0\n#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)\n",
+    );
+    for i in 0..500 {
+        text.push_str(&format!(
+            "2024-05-01 00:00:{:02} 1.2.3.4 GET /a{i} 200 UA+{i}\n",
+            i % 60
+        ));
+        if i == 250 {
+            text.push_str("#Fields: date time c-ip cs-method cs-uri-stem cs-uri-query sc-status cs(User-Agent)\n");
+        }
+    }
+    text.push_str("2024-05-01 00:00:00 1.2.3.4 GET /last q=1 404 UA\n");
+    let plain = temp("iis.log", text.as_bytes());
+    for chunk in [1, 1000, 1 << 20] {
+        let (got, r) = read(&plain, chunk);
+        assert_eq!(
+            (r.format.as_str(), r.directives, r.bad),
+            ("w3c", 3, 249),
+            "chunk {chunk}"
+        );
+        assert_eq!(got.last().unwrap().0, b"/last?q=1");
+    }
+    let (got, r) = read(&temp("iis.log.gz", &gzip(text.as_bytes())), 1);
+    assert_eq!((r.directives, r.bad), (3, 249));
+    assert_eq!(got.last().unwrap().0, b"/last?q=1");
+}
+
+#[test]
+fn unsupported_and_unreadable_inputs_are_faults() {
+    let (_, r) = read(&temp("x.log.bz2", b"BZh91AY&SY..."), 1 << 20);
+    assert!(r.fault.unwrap().contains("bzip2"));
+    let (_, r) = read(&temp("x.txt", b"hello\nworld\n"), 1 << 20);
+    assert!(r.fault.unwrap().contains("cannot detect the log format"));
+    let (_, r) = read(std::path::Path::new("/nonexistent/access.log"), 1 << 20);
+    assert!(r.fault.unwrap().contains("/nonexistent/access.log"));
+    let (got, r) = read(&temp("empty.log", b""), 1 << 20);
+    assert!(got.is_empty() && r.lines == 0);
+}

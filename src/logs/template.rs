@@ -1,0 +1,593 @@
+//! Line formats made of literal text and fields: Apache/nginx `combined`,
+//! `common`, Apache `vhost_combined`, and any nginx `log_format` string.
+//!
+//! A format compiles to a list of literals and fields. A line is read left
+//! to right: a literal must be there; a field runs to the next literal (a
+//! quoted field to its closing quote, skipping `\"` escapes). Each step is
+//! a `memchr` and a comparison, never a regex.
+
+use std::borrow::Cow;
+
+use super::BadReason;
+use super::record::{Request, split_request_line, strip_default_port};
+use super::time::{LogTime, parse_clf, parse_epoch, parse_iso};
+
+/// What a field holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Field {
+    RemoteAddr,
+    TimeLocal,
+    TimeIso,
+    Msec,
+    Request,
+    Method,
+    Uri,
+    Protocol,
+    Status,
+    BodyBytes,
+    Referer,
+    UserAgent,
+    Host,
+    ServerName,
+    /// `%v:%p` of Apache's vhost_combined: host and port.
+    VHost,
+    /// A field whose value is not used (`$remote_user`, `$request_time`, unknown variables).
+    Ignore,
+}
+
+fn field_of(variable: &str) -> Field {
+    match variable {
+        "remote_addr" | "binary_remote_addr" | "realip_remote_addr" | "http_x_real_ip" => {
+            Field::RemoteAddr
+        }
+        "time_local" => Field::TimeLocal,
+        "time_iso8601" => Field::TimeIso,
+        "msec" => Field::Msec,
+        "request" => Field::Request,
+        "request_method" => Field::Method,
+        "request_uri" => Field::Uri,
+        "server_protocol" => Field::Protocol,
+        "status" => Field::Status,
+        "body_bytes_sent" | "bytes_sent" => Field::BodyBytes,
+        "http_referer" => Field::Referer,
+        "http_user_agent" => Field::UserAgent,
+        "host" | "http_host" => Field::Host,
+        "server_name" => Field::ServerName,
+        "vhost" => Field::VHost,
+        _ => Field::Ignore,
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Item {
+    Literal(Vec<u8>),
+    Field { field: Field, quoted: bool },
+}
+
+/// A compiled line format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Template {
+    items: Vec<Item>,
+    has_time: bool,
+}
+
+/// An error in a format string.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid log format {format:?}: {message}")]
+pub struct FormatError {
+    pub(crate) format: String,
+    pub(crate) message: String,
+}
+
+/// The `combined` format of Apache and nginx.
+pub(crate) const COMBINED: &str = r#"$remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+/// The common log format.
+pub(crate) const COMMON: &str =
+    r#"$remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent"#;
+/// Apache's `vhost_combined`: `%v:%p %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i"`.
+pub(crate) const VHOST_COMBINED: &str = r#"$vhost $remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+
+/// Takes a `log_format` as written in nginx.conf (`log_format main '...' '...';`,
+/// with or without the directive, quotes and `escape=` parameter) and
+/// returns the format string itself.
+fn unwrap_nginx_directive(text: &str) -> String {
+    let text = text.trim().trim_end_matches(';').trim();
+    let text = text.strip_prefix("log_format").map_or(text, |rest| {
+        // Skip the name and an optional escape= parameter.
+        let mut rest = rest.trim_start();
+        rest = rest
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, r)| r)
+            .trim_start();
+        if rest.starts_with("escape=") {
+            rest = rest
+                .split_once(char::is_whitespace)
+                .map_or("", |(_, r)| r)
+                .trim_start();
+        }
+        rest
+    });
+    if !text.starts_with('\'') && !text.starts_with('"') {
+        return text.to_string();
+    }
+    // One or more quoted strings, concatenated as nginx does.
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\'' || c == '"' {
+            let quote = c;
+            while let Some(d) = chars.next() {
+                match d {
+                    '\\' => {
+                        if let Some(e) = chars.next() {
+                            out.push(e);
+                        }
+                    }
+                    d if d == quote => break,
+                    d => out.push(d),
+                }
+            }
+        }
+    }
+    out
+}
+
+impl Template {
+    /// Compiles an nginx-style format string (`$variable` or `${variable}`
+    /// and literal text between them).
+    pub(crate) fn compile(format: &str) -> Result<Template, FormatError> {
+        let source = unwrap_nginx_directive(format);
+        let err = |message: &str| FormatError {
+            format: format.to_string(),
+            message: message.to_string(),
+        };
+        let mut items: Vec<Item> = Vec::new();
+        let mut literal = Vec::new();
+        let bytes = source.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'$' {
+                let (name, next) = if bytes.get(i + 1) == Some(&b'{') {
+                    let close = source[i + 2..]
+                        .find('}')
+                        .ok_or_else(|| err("unclosed ${"))?;
+                    (&source[i + 2..i + 2 + close], i + 3 + close)
+                } else {
+                    let len = bytes[i + 1..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                        .count();
+                    (&source[i + 1..i + 1 + len], i + 1 + len)
+                };
+                if name.is_empty() {
+                    literal.push(b'$');
+                    i += 1;
+                    continue;
+                }
+                if !literal.is_empty() {
+                    items.push(Item::Literal(std::mem::take(&mut literal)));
+                }
+                if matches!(items.last(), Some(Item::Field { .. })) {
+                    return Err(err(&format!(
+                        "${name} follows another variable with nothing between them"
+                    )));
+                }
+                let quoted = matches!(items.last(), Some(Item::Literal(l)) if l.ends_with(b"\""));
+                items.push(Item::Field {
+                    field: field_of(name),
+                    quoted,
+                });
+                i = next;
+            } else {
+                literal.push(bytes[i]);
+                i += 1;
+            }
+        }
+        if !literal.is_empty() {
+            items.push(Item::Literal(literal));
+        }
+        let fields: Vec<Field> = items
+            .iter()
+            .filter_map(|it| {
+                if let Item::Field { field, .. } = it {
+                    Some(*field)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let has_time = fields
+            .iter()
+            .any(|f| matches!(f, Field::TimeLocal | Field::TimeIso | Field::Msec));
+        if !has_time {
+            return Err(err("it has no time ($time_local, $time_iso8601 or $msec)"));
+        }
+        if !fields
+            .iter()
+            .any(|f| matches!(f, Field::Request | Field::Uri))
+        {
+            return Err(err("it has no request ($request or $request_uri)"));
+        }
+        Ok(Template { items, has_time })
+    }
+
+    /// Are all fields from item `i` on ones a line may lack (referer, user
+    /// agent, ignored fields)?
+    fn only_optional_after(&self, i: usize) -> bool {
+        self.items[i..].iter().all(|it| match it {
+            Item::Literal(_) => true,
+            Item::Field { field, .. } => {
+                matches!(field, Field::Referer | Field::UserAgent | Field::Ignore)
+            }
+        })
+    }
+
+    /// Reads one line (without its line end).
+    pub(crate) fn parse<'a>(&self, line: &'a [u8]) -> Result<Request<'a>, BadReason> {
+        self.parse_with(line, true)
+    }
+
+    /// Reads one line; `lenient` accepts lines that lack the format's
+    /// trailing referer and user agent (format detection reads strictly).
+    pub(crate) fn parse_with<'a>(
+        &self,
+        line: &'a [u8],
+        lenient: bool,
+    ) -> Result<Request<'a>, BadReason> {
+        let mut req = Request {
+            valid_request: true,
+            resolution: super::time::SECOND,
+            ..Request::default()
+        };
+        let mut time: Option<LogTime> = None;
+        let mut saw_uri = false;
+        let mut pos = 0usize;
+        for (i, item) in self.items.iter().enumerate() {
+            match item {
+                Item::Literal(lit) => {
+                    if !line[pos..].starts_with(lit) {
+                        // A line that ends where only the referer and user
+                        // agent remain is a common-format line in a combined
+                        // log (servers mix them): keep it, without them.
+                        if lenient && pos == line.len() && self.only_optional_after(i) {
+                            break;
+                        }
+                        return Err(BadReason::Layout);
+                    }
+                    pos += lit.len();
+                }
+                Item::Field { field, quoted } => {
+                    let next = match self.items.get(i + 1) {
+                        Some(Item::Literal(l)) => Some(l.as_slice()),
+                        _ => None,
+                    };
+                    let end = if *quoted {
+                        closing_quote(line, pos, next.unwrap_or(b"\""))
+                    } else {
+                        match next {
+                            // A common-format line in a combined log: the last
+                            // field before the missing optional ones runs to
+                            // the end of the line.
+                            Some(l) => find(&line[pos..], l).map(|p| pos + p).or_else(|| {
+                                (lenient && self.only_optional_after(i + 1)).then_some(line.len())
+                            }),
+                            // The last field: free text runs to the end of the
+                            // line; anything else ends at white space, and
+                            // what follows it is ignored.
+                            None if matches!(
+                                field,
+                                Field::UserAgent | Field::Referer | Field::Request
+                            ) =>
+                            {
+                                Some(line.len())
+                            }
+                            None => Some(
+                                pos + line[pos..]
+                                    .iter()
+                                    .position(|&b| b == b' ')
+                                    .unwrap_or(line.len() - pos),
+                            ),
+                        }
+                    }
+                    .ok_or(BadReason::Layout)?;
+                    let value = &line[pos..end];
+                    pos = end;
+                    match field {
+                        Field::RemoteAddr => req.client = Cow::Borrowed(value),
+                        Field::TimeLocal => time = Some(parse_clf(value).ok_or(BadReason::Time)?),
+                        Field::TimeIso => time = Some(parse_iso(value).ok_or(BadReason::Time)?),
+                        Field::Msec => time = Some(parse_epoch(value).ok_or(BadReason::Time)?),
+                        Field::Request => match split_request_line(value) {
+                            Some((m, t, p)) => {
+                                req.method = Cow::Borrowed(m);
+                                req.target = Cow::Borrowed(t);
+                                req.protocol = Cow::Borrowed(p);
+                            }
+                            None => req.valid_request = false,
+                        },
+                        Field::Method => req.method = Cow::Borrowed(value),
+                        Field::Uri => {
+                            req.target = Cow::Borrowed(value);
+                            saw_uri = true;
+                        }
+                        Field::Protocol => req.protocol = Cow::Borrowed(value),
+                        Field::Status => req.status = status(value)?,
+                        Field::BodyBytes => req.bytes = bytes(value)?,
+                        Field::Referer => req.referer = Cow::Borrowed(value),
+                        Field::UserAgent => req.user_agent = Cow::Borrowed(value),
+                        Field::Host | Field::VHost => {
+                            req.host = Some(Cow::Borrowed(strip_default_port(value)))
+                        }
+                        Field::ServerName => {
+                            if req.host.is_none() {
+                                req.host = Some(Cow::Borrowed(value));
+                            }
+                        }
+                        Field::Ignore => {}
+                    }
+                }
+            }
+        }
+        if saw_uri {
+            req.valid_request = !req.target.is_empty() && *req.target != *b"-";
+        }
+        debug_assert!(self.has_time);
+        let time = time.ok_or(BadReason::Time)?;
+        req.time = time.nanos;
+        req.resolution = time.resolution;
+        Ok(req)
+    }
+}
+
+/// Finds `needle` in `haystack` (a `memchr` on its first byte, then a compare).
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(p) = memchr::memchr(first, &haystack[from..]) {
+        let at = from + p;
+        if haystack[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The closing quote of a quoted field that starts at `pos`: a `"` not
+/// escaped by a backslash, after which the rest of the format's next
+/// literal (`after`, which begins with the quote) follows. An unescaped
+/// quote inside the value (some servers do not escape) is skipped when
+/// what follows it does not fit the format. When the field is the last of
+/// the format (`after` is just the quote), the quote must end the line or
+/// be followed by a space and the start of another field.
+fn closing_quote(line: &[u8], pos: usize, after: &[u8]) -> Option<usize> {
+    let mut i = pos;
+    while let Some(p) = memchr::memchr2(b'"', b'\\', &line[i..]) {
+        let at = i + p;
+        if line[at] == b'\\' {
+            i = at + 2;
+            if i > line.len() {
+                return None;
+            }
+            continue;
+        }
+        let rest = &line[at..];
+        let fits = if after == b"\"" {
+            // The last field of the format: the line ends, or an extra
+            // field (quoted, a number, or "-") follows after a space.
+            rest.len() == 1
+                || (rest[1] == b' '
+                    && rest
+                        .get(2)
+                        .is_none_or(|&b| b == b'"' || b == b'-' || b.is_ascii_digit()))
+        } else {
+            rest.starts_with(after)
+        };
+        if fits {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
+}
+
+fn status(v: &[u8]) -> Result<u16, BadReason> {
+    if v == b"-" {
+        return Ok(0);
+    }
+    if v.is_empty() || v.len() > 3 || !v.iter().all(u8::is_ascii_digit) {
+        return Err(BadReason::Status);
+    }
+    Ok(v.iter().fold(0u16, |acc, b| acc * 10 + u16::from(b - b'0')))
+}
+
+fn bytes(v: &[u8]) -> Result<Option<u64>, BadReason> {
+    if v == b"-" || v.is_empty() {
+        return Ok(None);
+    }
+    if v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+        return Err(BadReason::Bytes);
+    }
+    Ok(Some(
+        v.iter().fold(0u64, |acc, b| acc * 10 + u64::from(b - b'0')),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn combined() -> Template {
+        Template::compile(COMBINED).unwrap()
+    }
+
+    #[test]
+    fn combined_line() {
+        let line = br#"66.249.66.1 - - [17/Apr/2025:05:10:56 +0100] "GET /music/?a=1 HTTP/2.0" 200 10353 "https://www.google.com/" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)""#;
+        let r = combined().parse(line).unwrap();
+        assert_eq!(r.client(), b"66.249.66.1");
+        assert_eq!(r.method(), b"GET");
+        assert_eq!(r.target(), b"/music/?a=1");
+        assert_eq!(r.protocol(), b"HTTP/2.0");
+        assert_eq!(r.status(), 200);
+        assert_eq!(r.bytes(), Some(10353));
+        assert_eq!(r.referer(), b"https://www.google.com/");
+        assert!(
+            r.user_agent()
+                .starts_with(b"Mozilla/5.0 (compatible; Googlebot")
+        );
+        assert_eq!(
+            jiff::Timestamp::from_nanosecond(r.time().into())
+                .unwrap()
+                .to_string(),
+            "2025-04-17T04:10:56Z"
+        );
+        assert_eq!(r.resolution(), super::super::time::SECOND);
+    }
+
+    #[test]
+    fn hard_cases() {
+        let t = combined();
+        // Escaped quotes and backslashes inside quoted fields.
+        let r = t.parse(br#"::1 - - [01/Jan/2024:00:00:00 +0000] "GET /q?x=\"a\" HTTP/1.1" 200 5 "-" "Bot \"quoted\" \\ ok""#).unwrap();
+        assert_eq!(r.target(), br#"/q?x=\"a\""#);
+        assert_eq!(r.user_agent(), br#"Bot \"quoted\" \\ ok"#);
+        assert_eq!(r.client_ip(), Some("::1".parse().unwrap()));
+        assert_eq!(r.referer(), b"");
+        // An unescaped quote inside the user agent.
+        let r = t.parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "Evil "quote" UA""#).unwrap();
+        assert_eq!(r.user_agent(), br#"Evil "quote" UA"#);
+        // No protocol; garbage; "-".
+        let r = t
+            .parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET /" 200 5 "-" "-""#)
+            .unwrap();
+        assert_eq!(
+            (r.target(), r.protocol(), r.is_valid_request()),
+            (&b"/"[..], &b""[..], true)
+        );
+        let r = t
+            .parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "\x16\x03\x01\x00" 400 0 "-" "-""#)
+            .unwrap();
+        assert!(!r.is_valid_request());
+        assert_eq!(r.target(), b"");
+        let r = t
+            .parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "-" 408 - "-" "-""#)
+            .unwrap();
+        assert_eq!(
+            (r.is_valid_request(), r.status(), r.bytes()),
+            (false, 408, None)
+        );
+        // Absolute-form target gives the host.
+        let r = t.parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET http://Site.example:80/p HTTP/1.1" 200 1 "-" "-""#).unwrap();
+        assert_eq!(r.host(), Some(&b"Site.example"[..]));
+        // Extra fields after the format are ignored.
+        let r = t.parse(br#"1.2.3.4 - bob [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA" "10.0.0.1" 0.003"#).unwrap();
+        assert_eq!(r.user_agent(), b"UA");
+    }
+
+    #[test]
+    fn bad_lines_say_why() {
+        let t = combined();
+        assert_eq!(t.parse(b"garbage"), Err(BadReason::Layout));
+        assert_eq!(
+            t.parse(br#"1.2.3.4 - - [99/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "-""#),
+            Err(BadReason::Time)
+        );
+        assert_eq!(
+            t.parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 2x0 1 "-" "-""#),
+            Err(BadReason::Status)
+        );
+        assert_eq!(
+            t.parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1x "-" "-""#),
+            Err(BadReason::Bytes)
+        );
+        assert_eq!(t.parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "unterminated"#), Err(BadReason::Layout));
+        // A common-format line in a combined log is kept, without referer and user agent.
+        let r = t
+            .parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "PUT /alerts HTTP/1.1" 500 3335"#)
+            .unwrap();
+        assert_eq!(
+            (r.status(), r.user_agent(), r.referer()),
+            (500, &b""[..], &b""[..])
+        );
+        assert_eq!(
+            t.parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "PUT /alerts HTTP/1.1" 500"#),
+            Err(BadReason::Layout)
+        );
+    }
+
+    #[test]
+    fn common_and_vhost() {
+        let t = Template::compile(COMMON).unwrap();
+        let r = t.parse(br#"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326"#).unwrap();
+        assert_eq!(
+            (r.target(), r.status(), r.bytes()),
+            (&b"/apache_pb.gif"[..], 200, Some(2326))
+        );
+        assert_eq!(r.user_agent(), b"");
+        let t = Template::compile(VHOST_COMBINED).unwrap();
+        let r = t.parse(br#"www.example.com:443 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#).unwrap();
+        assert_eq!(r.host(), Some(&b"www.example.com"[..]));
+        let r = t.parse(br#"www.example.com:8080 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#).unwrap();
+        assert_eq!(r.host(), Some(&b"www.example.com:8080"[..]));
+    }
+
+    #[test]
+    fn nginx_log_format_as_written_in_nginx_conf() {
+        let conf = r#"log_format main '$remote_addr - $remote_user [$time_local] "$request" '
+                        '$status $body_bytes_sent "$http_referer" '
+                        '"$http_user_agent" "$http_x_forwarded_for"';"#;
+        let t = Template::compile(conf).unwrap();
+        let r = t.parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET /x HTTP/1.1" 200 1 "-" "UA" "5.6.7.8""#).unwrap();
+        assert_eq!((r.target(), r.user_agent()), (&b"/x"[..], &b"UA"[..]));
+
+        let t = Template::compile("$host $remote_addr [$time_iso8601] $request_method ${request_uri} $status $bytes_sent $request_time \"$http_user_agent\"").unwrap();
+        let r = t.parse(br#"shop.example 2001:db8::1 [2024-01-01T00:00:00+01:00] POST /cart?x=1 302 512 0.004 "curl/8.0""#).unwrap();
+        assert_eq!(r.host(), Some(&b"shop.example"[..]));
+        assert_eq!(
+            (r.method(), r.target(), r.status(), r.bytes()),
+            (&b"POST"[..], &b"/cart?x=1"[..], 302, Some(512))
+        );
+        assert_eq!(
+            jiff::Timestamp::from_nanosecond(r.time().into())
+                .unwrap()
+                .to_string(),
+            "2023-12-31T23:00:00Z"
+        );
+
+        let t = Template::compile("$msec|$remote_addr|$request|$status|$http_user_agent").unwrap();
+        let r = t
+            .parse(b"1700000000.123|1.2.3.4|GET / HTTP/1.1|200|Mozilla/5.0 (X)")
+            .unwrap();
+        assert_eq!(r.resolution(), 1_000_000);
+        assert_eq!(r.user_agent(), b"Mozilla/5.0 (X)");
+    }
+
+    #[test]
+    fn format_errors() {
+        assert!(
+            Template::compile("$remote_addr $status")
+                .unwrap_err()
+                .to_string()
+                .contains("no time")
+        );
+        assert!(
+            Template::compile("$time_local $status")
+                .unwrap_err()
+                .to_string()
+                .contains("no request")
+        );
+        assert!(
+            Template::compile("$time_local$request")
+                .unwrap_err()
+                .to_string()
+                .contains("follows another variable")
+        );
+        assert!(
+            Template::compile("${time_local")
+                .unwrap_err()
+                .to_string()
+                .contains("unclosed")
+        );
+    }
+}
