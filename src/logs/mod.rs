@@ -153,7 +153,9 @@ impl fmt::Display for Format {
     }
 }
 
-/// A format ready to read lines.
+/// A format ready to read lines. It keeps small per-reader state (the
+/// last timestamp read, W3C columns), so it is not shared between threads:
+/// clone it for each one (cloning is cheap).
 #[derive(Clone, Debug)]
 pub struct Compiled {
     kind: Kind,
@@ -206,12 +208,13 @@ impl Format {
 
 impl Compiled {
     /// Is this a W3C format (whose `#` lines are directives)?
-    pub(crate) fn is_w3c(&self) -> bool {
+    pub fn is_w3c(&self) -> bool {
         matches!(self.kind, Kind::W3c(_))
     }
 
-    /// Takes a W3C directive line; `#Fields:` sets the columns.
-    pub(crate) fn directive(&mut self, line: &[u8]) {
+    /// Takes a W3C directive line (`#Fields: ...` sets the columns of the
+    /// lines that follow); other formats ignore it.
+    pub fn directive(&mut self, line: &[u8]) {
         if let Kind::W3c(fields) = &mut self.kind {
             if let Some(f) = W3cFields::parse(line) {
                 *fields = Some(f);
@@ -270,21 +273,30 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
         let ok = lines.iter().filter(|l| fields.recognises(l)).count();
         return (ok * 2 >= lines.len() && ok > 0).then_some(Format::Json(Box::new(fields)));
     }
+    // Combined lines also read as common (which ignores their end), so a
+    // common count is no evidence against combined: the most specific
+    // candidate that reads at least half as many lines as the best wins
+    // (combined then also keeps the odd common-format line, leniently).
     let candidates = [Format::VhostCombined, Format::Combined, Format::Common];
-    let mut best: Option<(usize, &Format)> = None;
-    for candidate in &candidates {
-        let compiled = candidate.compile().expect("built-in formats compile");
-        // Combined lines also read as common (which ignores their end), so
-        // ties go to the earlier, more specific candidate.
-        let ok = lines
-            .iter()
-            .filter(|l| compiled.parse_strict(l).is_ok())
-            .count();
-        if ok > 0 && best.is_none_or(|(n, _)| ok > n) {
-            best = Some((ok, candidate));
-        }
+    let counts: Vec<usize> = candidates
+        .iter()
+        .map(|c| {
+            let compiled = c.compile().expect("built-in formats compile");
+            lines
+                .iter()
+                .filter(|l| compiled.parse_strict(l).is_ok())
+                .count()
+        })
+        .collect();
+    let best = counts.iter().copied().max().unwrap_or(0);
+    if best == 0 {
+        return None;
     }
-    best.map(|(_, f)| f.clone())
+    candidates
+        .into_iter()
+        .zip(counts)
+        .find(|(_, n)| n * 2 >= best)
+        .map(|(f, _)| f)
 }
 
 #[cfg(test)]
@@ -341,5 +353,8 @@ mod tests {
             Some(Format::Json(Box::new(JsonFields::auto())))
         );
         assert_eq!(detect(b"hello\nworld\n"), None);
+        // A combined log with a few common-format lines is still combined.
+        let mixed = [&combined[..], common, combined, combined].concat();
+        assert_eq!(detect(&mixed), Some(Format::Combined));
     }
 }

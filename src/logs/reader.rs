@@ -275,6 +275,37 @@ where
     }
 }
 
+/// Plain files are mapped this much at a time, so that the resident set
+/// does not grow with the file: each window's chunks are parsed in
+/// parallel, then the window is unmapped.
+const WINDOW: usize = 64 << 20;
+
+fn page_size() -> usize {
+    // The mapping offset only needs a multiple of the page size; 64 KiB is
+    // one on every platform memmap2 supports.
+    64 << 10
+}
+
+/// Maps `len` bytes of `file` from `offset` (any offset: the map starts at
+/// the page boundary below it). Returns the map and where `offset` is in it.
+fn map_window(file: &File, offset: u64, len: usize) -> io::Result<(memmap2::Mmap, usize)> {
+    let aligned = offset - offset % page_size() as u64;
+    let skip = (offset - aligned) as usize;
+    // SAFETY: the map is read-only and private to this call. If another
+    // process truncates the file while it is mapped, reading the lost pages
+    // raises SIGBUS; log files are appended to (which the map does not see)
+    // or rotated by rename (which keeps this file intact), so we accept that
+    // risk for the speed of reading without copies. Mapping failures fall
+    // back to a streamed read.
+    let map = unsafe {
+        memmap2::MmapOptions::new()
+            .offset(aligned)
+            .len(skip + len)
+            .map(file)?
+    };
+    Ok((map, skip))
+}
+
 fn read_file<S, F>(
     path: &Path,
     file: File,
@@ -287,54 +318,89 @@ where
     F: Fn() -> S + Sync,
 {
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    // SAFETY: the map is read-only and private to this call. If another
-    // process truncates the file while it is mapped, reading the lost pages
-    // raises SIGBUS; log files are appended to (which the map does not see)
-    // or rotated by rename (which keeps this file intact), so we accept that
-    // risk for the speed of reading without copies. Mapping failures fall
-    // back to a streamed read.
-    let mapped = if len > 0 {
-        unsafe { memmap2::Mmap::map(&file) }.ok()
-    } else {
-        None
-    };
-    let Some(map) = mapped else {
+    if len == 0 {
+        return read_stream(file, report, options, make_sink);
+    }
+    let first_len = (len as usize).min(WINDOW);
+    let Ok((first, skip)) = map_window(&file, 0, first_len) else {
         return read_stream(file, report, options, make_sink);
     };
-    #[cfg(unix)]
-    {
-        let _ = map.advise(memmap2::Advice::Sequential);
-    }
-    let data: &[u8] = &map;
-    if let Some(kind) = unsupported_compression(data) {
+    let head = &first[skip..];
+    if let Some(kind) = unsupported_compression(head) {
         report.fault = Some(format!("{} is compressed with {kind}", path.display()));
         return (Vec::new(), report);
     }
-    if is_gzip(data) {
-        return read_stream(data, report, options, make_sink);
+    if is_gzip(head) {
+        drop(first);
+        return read_stream(file, report, options, make_sink);
     }
-    report.bytes = data.len() as u64;
-    let Some(format) = resolve_format(&options.format, &data[..data.len().min(DETECT_BYTES)])
+    let Some(format) = resolve_format(&options.format, &head[..head.len().min(DETECT_BYTES)])
     else {
         report.fault = Some(undetected(&report.path));
         report.format = "undetected".into();
         return (Vec::new(), report);
     };
     report.format = format.to_string();
-    let compiled = format.compile().expect("formats were validated when given");
-    let bounds = chunk_bounds(data, options.chunk_size);
-    let states = w3c_states(data, &bounds, &compiled);
-    let results: Vec<(S, Counts)> = bounds
-        .par_iter()
-        .zip(states)
-        .map(|(&(start, end), mut parser)| {
-            let mut sink = make_sink();
-            let counts = parse_chunk(&data[start..end], &mut parser, &mut sink);
-            (sink, counts)
-        })
-        .collect();
-    let (sinks, counts): (Vec<S>, Vec<Counts>) = results.into_iter().unzip();
-    merge(&mut report, counts);
+    let mut state = format.compile().expect("formats were validated when given");
+    let mut sinks = Vec::new();
+    let mut offset = 0u64;
+    let mut window = Some((first, skip));
+    let mut window_len = WINDOW;
+    while offset < len {
+        let (map, skip) = match window.take() {
+            Some(w) => w,
+            None => match map_window(
+                &file,
+                offset,
+                (len - offset).min(window_len as u64) as usize,
+            ) {
+                Ok(w) => w,
+                Err(e) => {
+                    report.fault = Some(format!(
+                        "cannot map {} at byte {offset}: {e}",
+                        path.display()
+                    ));
+                    break;
+                }
+            },
+        };
+        let data = &map[skip..];
+        let at_end = offset + data.len() as u64 == len;
+        // Whole lines only, unless the file ends here; a line longer than
+        // the window makes the next window larger.
+        let end = if at_end {
+            data.len()
+        } else {
+            match memchr::memrchr(b'\n', data) {
+                Some(nl) => nl + 1,
+                None => {
+                    window_len = window_len.saturating_mul(2);
+                    continue;
+                }
+            }
+        };
+        let data = &data[..end];
+        let bounds = chunk_bounds(data, options.chunk_size);
+        let states = w3c_states(data, &bounds, &state);
+        if state.is_w3c() {
+            apply_directives(data, &mut state);
+        }
+        let results: Vec<(S, Counts)> = bounds
+            .par_iter()
+            .zip(states)
+            .map(|(&(start, end), mut parser)| {
+                let mut sink = make_sink();
+                let counts = parse_chunk(&data[start..end], &mut parser, &mut sink);
+                (sink, counts)
+            })
+            .collect();
+        let (window_sinks, counts): (Vec<S>, Vec<Counts>) = results.into_iter().unzip();
+        sinks.extend(window_sinks);
+        merge(&mut report, counts);
+        report.bytes += end as u64;
+        offset += end as u64;
+        window_len = WINDOW;
+    }
     (sinks, report)
 }
 
@@ -419,7 +485,7 @@ where
     } else {
         Box::new(chained)
     };
-    let block_size = options.chunk_size.clamp(64 << 10, 16 << 20);
+    let block_size = options.chunk_size.clamp(4 << 10, 16 << 20);
     let workers = rayon::current_num_threads().max(1);
     let (tx, rx) = mpsc::sync_channel::<Block>(workers * 2);
     let rx = Mutex::new(rx);

@@ -135,7 +135,13 @@ pub(crate) fn split_request_line(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
         return None;
     }
     let rest = &line[sp + 1..];
-    match memchr::memrchr(b' ', rest) {
+    // The protocol is at the end: look for its space in the last bytes first.
+    let tail = rest.len().saturating_sub(16);
+    let last_space = match rest[tail..].iter().rposition(|&b| b == b' ') {
+        Some(i) => Some(tail + i),
+        None => memchr::memrchr(b' ', &rest[..tail]),
+    };
+    match last_space {
         Some(last) if rest[last + 1..].starts_with(b"HTTP/") => {
             Some((method, &rest[..last], &rest[last + 1..]))
         }

@@ -7,6 +7,7 @@
 //! a `memchr` and a comparison, never a regex.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use super::BadReason;
 use super::record::{Request, split_request_line, strip_default_port};
@@ -65,11 +66,22 @@ enum Item {
 }
 
 /// A compiled line format.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct Template {
     items: Vec<Item>,
     has_time: bool,
+    /// The last `$time_local` text read and its value: consecutive lines
+    /// mostly share their second, and this skips the date arithmetic.
+    last_time: Cell<([u8; 32], usize, LogTime)>,
 }
+
+impl PartialEq for Template {
+    fn eq(&self, other: &Self) -> bool {
+        self.items == other.items
+    }
+}
+
+impl Eq for Template {}
 
 /// An error in a format string.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -208,7 +220,32 @@ impl Template {
         {
             return Err(err("it has no request ($request or $request_uri)"));
         }
-        Ok(Template { items, has_time })
+        Ok(Template {
+            items,
+            has_time,
+            last_time: Cell::new((
+                [0; 32],
+                usize::MAX,
+                LogTime {
+                    nanos: 0,
+                    resolution: 0,
+                },
+            )),
+        })
+    }
+
+    fn clf_cached(&self, value: &[u8]) -> Option<LogTime> {
+        let (bytes, len, t) = self.last_time.get();
+        if len == value.len() && bytes[..len] == *value {
+            return Some(t);
+        }
+        let t = parse_clf(value)?;
+        if value.len() <= 32 {
+            let mut b = [0u8; 32];
+            b[..value.len()].copy_from_slice(value);
+            self.last_time.set((b, value.len(), t));
+        }
+        Some(t)
     }
 
     /// Are all fields from item `i` on ones a line may lack (referer, user
@@ -245,7 +282,7 @@ impl Template {
         for (i, item) in self.items.iter().enumerate() {
             match item {
                 Item::Literal(lit) => {
-                    if !line[pos..].starts_with(lit) {
+                    if !has_prefix(&line[pos..], lit) {
                         // A line that ends where only the referer and user
                         // agent remain is a common-format line in a combined
                         // log (servers mix them): keep it, without them.
@@ -294,7 +331,9 @@ impl Template {
                     pos = end;
                     match field {
                         Field::RemoteAddr => req.client = Cow::Borrowed(value),
-                        Field::TimeLocal => time = Some(parse_clf(value).ok_or(BadReason::Time)?),
+                        Field::TimeLocal => {
+                            time = Some(self.clf_cached(value).ok_or(BadReason::Time)?)
+                        }
                         Field::TimeIso => time = Some(parse_iso(value).ok_or(BadReason::Time)?),
                         Field::Msec => time = Some(parse_epoch(value).ok_or(BadReason::Time)?),
                         Field::Request => match split_request_line(value) {
@@ -339,13 +378,33 @@ impl Template {
     }
 }
 
-/// Finds `needle` in `haystack` (a `memchr` on its first byte, then a compare).
+/// `hay.starts_with(needle)` for the short literals of a format, compared
+/// inline: a call to `memcmp` for two or three bytes costs more than the
+/// comparison.
+#[inline]
+fn has_prefix(hay: &[u8], needle: &[u8]) -> bool {
+    needle.len() <= hay.len() && needle.iter().zip(hay).all(|(a, b)| a == b)
+}
+
+/// The first `byte` in `hay`: most fields are a few bytes long (an address,
+/// `-`, a status), where a plain loop beats setting up a vector search, so
+/// the first 16 bytes are scanned inline and the rest with `memchr`.
+#[inline]
+fn find_byte(byte: u8, hay: &[u8]) -> Option<usize> {
+    let head = hay.len().min(16);
+    if let Some(i) = hay[..head].iter().position(|&b| b == byte) {
+        return Some(i);
+    }
+    memchr::memchr(byte, &hay[head..]).map(|i| i + head)
+}
+
+/// Finds `needle` in `haystack` (a search for its first byte, then a compare).
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
     let mut from = 0;
-    while let Some(p) = memchr::memchr(first, &haystack[from..]) {
+    while let Some(p) = find_byte(first, &haystack[from..]) {
         let at = from + p;
-        if haystack[at + 1..].starts_with(rest) {
+        if has_prefix(&haystack[at + 1..], rest) {
             return Some(at);
         }
         from = at + 1;
@@ -372,7 +431,7 @@ fn closing_quote(line: &[u8], pos: usize, after: &[u8]) -> Option<usize> {
             continue;
         }
         let rest = &line[at..];
-        let fits = if after == b"\"" {
+        let fits = if after.len() == 1 {
             // The last field of the format: the line ends, or an extra
             // field (quoted, a number, or "-") follows after a space.
             rest.len() == 1
@@ -381,7 +440,7 @@ fn closing_quote(line: &[u8], pos: usize, after: &[u8]) -> Option<usize> {
                         .get(2)
                         .is_none_or(|&b| b == b'"' || b == b'-' || b.is_ascii_digit()))
         } else {
-            rest.starts_with(after)
+            has_prefix(rest, after)
         };
         if fits {
             return Some(at);

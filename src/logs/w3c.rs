@@ -53,7 +53,14 @@ impl W3cFields {
                 "sc-bytes" => &mut f.bytes,
                 "cs(referer)" | "cs(referrer)" => &mut f.referer,
                 "cs(user-agent)" => &mut f.user_agent,
-                "cs-host" | "cs(host)" | "x-host-header" | "s-computername-host" => &mut f.host,
+                // The Host header the client sent (CloudFront's
+                // x-host-header) wins over the edge's own name (cs(Host)).
+                "x-host-header" => {
+                    f.host = Some(i);
+                    f.count = i + 1;
+                    continue;
+                }
+                "cs-host" | "cs(host)" => &mut f.host,
                 "cs-protocol-version" | "cs-version" => &mut f.protocol,
                 _ => {
                     f.count = i + 1;
@@ -195,15 +202,27 @@ fn split_fields<'a>(line: &'a [u8], tabbed: bool, out: &mut Vec<(&'a [u8], bool)
     }
 }
 
+/// IIS writes a space as `+` and a `+` as itself, so `++` is a space then
+/// a plus (`; +http://...` is logged `;++http://...`).
 fn plus_to_space(v: &[u8]) -> Cow<'_, [u8]> {
     if memchr::memchr(b'+', v).is_none() {
         return Cow::Borrowed(v);
     }
-    Cow::Owned(
-        v.iter()
-            .map(|&b| if b == b'+' { b' ' } else { b })
-            .collect(),
-    )
+    let mut out = Vec::with_capacity(v.len());
+    let mut i = 0;
+    while i < v.len() {
+        if v[i] == b'+' {
+            out.push(b' ');
+            if v.get(i + 1) == Some(&b'+') {
+                out.push(b'+');
+                i += 1;
+            }
+        } else {
+            out.push(v[i]);
+        }
+        i += 1;
+    }
+    Cow::Owned(out)
 }
 
 /// Decodes `%XX` escapes (CloudFront encodes header values, sometimes
@@ -251,7 +270,7 @@ mod tests {
         assert_eq!(r.client(), b"66.249.66.1");
         assert_eq!(
             r.user_agent(),
-            b"Mozilla/5.0 (compatible; Googlebot/2.1;  http://www.google.com/bot.html)"
+            b"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
         );
         assert_eq!((r.status(), r.method()), (200, &b"GET"[..]));
         assert_eq!(

@@ -1,0 +1,85 @@
+//! Log line parsing benchmarks, per format, in MB/s on in-memory lines
+//! (no I/O): the per-line cost the reader pays in each chunk.
+//!
+//! Run with `cargo bench --bench logs`. The end-to-end comparison with
+//! `wc -l`, `zcat` and GoAccess is `benches/e2e_logs.sh`.
+
+use crawlaudit::logs::{Format, parse_line};
+use divan::counter::BytesCount;
+use divan::{Bencher, black_box};
+
+fn main() {
+    divan::main();
+}
+
+fn lines(template: impl Fn(usize) -> String) -> Vec<String> {
+    (0..10_000).map(template).collect()
+}
+
+fn bench(bencher: Bencher, format: Format, lines: Vec<String>) {
+    let mut compiled = format.compile().unwrap();
+    compiled.directive(b"#Fields: date time c-ip cs-method cs-uri-stem cs-uri-query sc-status sc-bytes cs(Referer) cs(User-Agent)");
+    let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+    bencher.counter(BytesCount::new(bytes)).bench_local(|| {
+        lines
+            .iter()
+            .filter(|l| parse_line(&compiled, black_box(l.as_bytes())).is_ok())
+            .count()
+    });
+}
+
+const UA: &str = "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.69 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+
+#[divan::bench]
+fn combined(bencher: Bencher) {
+    let l = lines(|i| {
+        format!(
+            "66.249.66.{} - - [01/Nov/2026:00:{:02}:{:02} +0000] \"GET /products/{i}?page=2 HTTP/1.1\" 200 {i} \"https://www.google.com/\" \"{UA}\"",
+            i % 250,
+            i / 60 % 60,
+            i % 60
+        )
+    });
+    bench(bencher, Format::Combined, l);
+}
+
+#[divan::bench]
+fn nginx_custom(bencher: Bencher) {
+    let format: Format = "nginx:$host $remote_addr [$time_iso8601] \"$request\" $status $bytes_sent \"$http_referer\" \"$http_user_agent\" $request_time".parse().unwrap();
+    let l = lines(|i| {
+        format!(
+            "shop.example 66.249.66.{} [2026-11-01T00:{:02}:{:02}+00:00] \"GET /products/{i} HTTP/1.1\" 200 {i} \"-\" \"{UA}\" 0.004",
+            i % 250,
+            i / 60 % 60,
+            i % 60
+        )
+    });
+    bench(bencher, format, l);
+}
+
+#[divan::bench]
+fn w3c_iis(bencher: Bencher) {
+    let ua = UA.replace(' ', "+");
+    let l = lines(|i| {
+        format!(
+            "2026-11-01 00:{:02}:{:02} 66.249.66.{} GET /products/{i} page=2 200 {i} - {ua}",
+            i / 60 % 60,
+            i % 60,
+            i % 250
+        )
+    });
+    bench(bencher, Format::W3c, l);
+}
+
+#[divan::bench]
+fn json_cloudflare(bencher: Bencher) {
+    let l = lines(|i| {
+        format!(
+            r#"{{"ClientIP":"66.249.66.{}","ClientRequestHost":"shop.example","ClientRequestMethod":"GET","ClientRequestURI":"/products/{i}","ClientRequestUserAgent":"{UA}","EdgeResponseStatus":200,"EdgeResponseBytes":{i},"EdgeStartTimestamp":"2026-11-01T00:{:02}:{:02}Z"}}"#,
+            i % 250,
+            i / 60 % 60,
+            i % 60
+        )
+    });
+    bench(bencher, "json:cloudflare".parse().unwrap(), l);
+}
