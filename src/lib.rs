@@ -12,6 +12,9 @@
 //! - [`logs`]: access logs in every common format (combined, common,
 //!   vhost_combined, nginx `log_format`, JSON, W3C), plain or gzip, read in
 //!   parallel with every line accounted for.
+//! - [`snapshot`]: site snapshots (directories and WARC files): robots.txt
+//!   versions over time with RFC 9309's status handling, and page versions
+//!   with their indexing rules.
 //! - [`indexing`]: `X-Robots-Tag` header lines and robots `<meta>` tags, and
 //!   the effective indexing rules for one crawler, with their provenance.
 //!
@@ -29,3 +32,4 @@ pub mod bots;
 pub mod indexing;
 pub mod logs;
 pub mod robots;
+pub mod snapshot;

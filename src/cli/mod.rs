@@ -5,6 +5,7 @@ mod check;
 mod logs;
 mod ranges;
 mod rules;
+mod rules_snapshot;
 
 use std::io::{self, Write};
 use std::process::ExitCode;

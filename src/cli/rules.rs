@@ -36,6 +36,17 @@ pub struct Args {
     /// A TOML crawler catalogue merged over the built-in one.
     #[arg(long, value_name = "FILE")]
     bots: Option<PathBuf>,
+    /// A site snapshot (directory or WARC file; repeatable): explain URLs
+    /// against it instead of a response given on the command line.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["headers", "html"])]
+    snapshot: Vec<PathBuf>,
+    /// With --snapshot: the moment to explain (RFC 3339, or a date), default now.
+    #[arg(long, value_name = "TIME", requires = "snapshot")]
+    at: Option<String>,
+    /// With --snapshot: the URLs to explain (full URLs, or paths when the
+    /// snapshot describes one host).
+    #[arg(value_name = "URL", requires = "snapshot")]
+    urls: Vec<String>,
 }
 
 /// The crawler's display name and the names it answers to in meta tags and
@@ -58,8 +69,18 @@ fn origin_text(source: &Source) -> String {
     }
 }
 
-/// Runs `rules` without a snapshot.
+/// Runs `rules`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    if !args.snapshot.is_empty() {
+        return super::rules_snapshot::run(
+            &args.agent,
+            &args.snapshot,
+            args.at.as_deref(),
+            &args.urls,
+            args.json,
+            args.bots.as_deref(),
+        );
+    }
     let catalogue = super::catalogue(args.bots.as_deref())?;
     let Some((crawler, names)) = agent_names(&args.agent, &catalogue) else {
         bail!(

@@ -157,6 +157,17 @@ impl PageRules {
         }
     }
 
+    /// Adds the meta-tag rules of `other` (for a response whose headers
+    /// changed but whose body did not).
+    pub fn copy_meta_from(&mut self, other: &PageRules) {
+        let metas = other
+            .sources
+            .iter()
+            .filter(|s| matches!(s.origin, Origin::Meta { .. }))
+            .cloned();
+        self.sources.extend(metas);
+    }
+
     /// Every rule found, in order: header lines first as added, then meta
     /// tags, each in document order.
     pub fn sources(&self) -> &[Source] {

@@ -1,0 +1,309 @@
+//! Snapshot directories (SPEC 4.1): one folder per host, with `robots.txt`,
+//! an optional `robots/` history and an optional `pages.jsonl`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use super::{ALWAYS, RobotsAnswer, Snapshot, SnapshotError, parse_file_time, warc};
+use crate::indexing::PageRules;
+use crate::robots::{Robots, path_params_query};
+
+/// Does `path` look like a snapshot directory: a folder holding at least
+/// one host folder (with `robots.txt`, `robots/` or `pages.jsonl`)?
+pub(crate) fn is_snapshot_dir(path: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return false;
+    };
+    entries.filter_map(|e| e.ok()).any(|e| {
+        let p = e.path();
+        p.is_dir()
+            && (p.join("robots.txt").exists()
+                || p.join("robots").is_dir()
+                || p.join("pages.jsonl").exists())
+    })
+}
+
+/// Checks a host folder's name: a lower-case host name or IP address,
+/// with `:port` only for ports other than 80 and 443.
+fn check_host_name(name: &str) -> Result<(), String> {
+    let (host, port) = if let Some(rest) = name.strip_prefix('[') {
+        // [IPv6]:port
+        let close = rest
+            .find(']')
+            .ok_or("an IPv6 address needs its closing ]")?;
+        let addr = &rest[..close];
+        addr.parse::<std::net::Ipv6Addr>()
+            .map_err(|_| format!("{addr:?} is not an IPv6 address"))?;
+        (&name[..close + 2], rest[close + 1..].strip_prefix(':'))
+    } else {
+        match name.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (name, None),
+        }
+    };
+    if let Some(port) = port {
+        let n: u16 = port
+            .parse()
+            .map_err(|_| format!("port {port:?} is not a number"))?;
+        if n == 80 || n == 443 {
+            return Err(format!(
+                "port {n} is a default port: name the folder {host:?}"
+            ));
+        }
+    }
+    if host.starts_with('[') {
+        return Ok(());
+    }
+    if host.is_empty() || host.len() > 253 {
+        return Err("not a host name".into());
+    }
+    if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Err(format!(
+            "host folders are lower case: name it {:?}",
+            name.to_ascii_lowercase()
+        ));
+    }
+    let ok = host.split('.').all(|label| {
+        !label.is_empty()
+            && label.len() <= 63
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+    });
+    if !ok {
+        return Err(
+            "not a host name (letters, digits, '-' and '.', e.g. example.com or shop.example:8080)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+fn read_sorted(dir: &Path) -> Result<Vec<PathBuf>, SnapshotError> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| SnapshotError::new(dir, None, format!("cannot read: {e}")))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    entries.sort();
+    Ok(entries)
+}
+
+/// Loads a snapshot directory into `snapshot`.
+pub(crate) fn load(root: &Path, snapshot: &mut Snapshot) -> Result<(), SnapshotError> {
+    for entry in read_sorted(root)? {
+        let name = entry
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if entry.is_dir() {
+            check_host_name(&name)
+                .map_err(|m| SnapshotError::new(&entry, None, format!("not a host folder: {m}")))?;
+            load_host(&entry, &name, snapshot)?;
+        } else if warc::is_warc_name(&entry) {
+            warc::load(&entry, snapshot)?;
+        }
+        // Other files (a README, notes) are not part of the snapshot.
+    }
+    Ok(())
+}
+
+fn load_host(dir: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), SnapshotError> {
+    let history = dir.join("robots");
+    let single = dir.join("robots.txt");
+    if history.is_dir() {
+        for file in read_sorted(&history)? {
+            let name = file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let (stem, ext) = name.rsplit_once('.').ok_or_else(|| {
+                SnapshotError::new(&file, None, "history files are named <UTC time>.txt or <UTC time>.<status>, e.g. 2026-11-01T00-00-00Z.txt")
+            })?;
+            let from = parse_file_time(stem).ok_or_else(|| {
+                SnapshotError::new(
+                    &file,
+                    None,
+                    format!("{stem:?} is not a UTC time: write it as 2026-11-01T00-00-00Z"),
+                )
+            })?;
+            let status: u16 = if ext == "txt" {
+                200
+            } else {
+                ext.parse().ok().filter(|s| (200..600).contains(s)).ok_or_else(|| {
+                    SnapshotError::new(&file, None, format!("unknown status {ext:?}: use .txt (200) or an HTTP status such as .404 or .503"))
+                })?
+            };
+            let body = std::fs::read(&file)
+                .map_err(|e| SnapshotError::new(&file, None, format!("cannot read: {e}")))?;
+            let answer = match status {
+                200..=299 => RobotsAnswer::Rules(Arc::new(Robots::parse(&body))),
+                300..=399 => {
+                    let location = String::from_utf8_lossy(&body).trim().to_string();
+                    if location.is_empty() {
+                        return Err(SnapshotError::new(
+                            &file,
+                            None,
+                            "a 3xx answer holds its Location (a URL): the file is empty",
+                        ));
+                    }
+                    RobotsAnswer::Redirect(location)
+                }
+                400..=499 => RobotsAnswer::NotFound,
+                _ => RobotsAnswer::Unavailable,
+            };
+            snapshot.add_robots(host, from, status, answer, name);
+        }
+    } else if single.exists() {
+        let body = std::fs::read(&single)
+            .map_err(|e| SnapshotError::new(&single, None, format!("cannot read: {e}")))?;
+        snapshot.add_robots(
+            host,
+            ALWAYS,
+            200,
+            RobotsAnswer::Rules(Arc::new(Robots::parse(&body))),
+            "robots.txt".into(),
+        );
+    }
+    let pages = dir.join("pages.jsonl");
+    if pages.exists() {
+        load_pages(&pages, host, snapshot)?;
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetaLine {
+    name: String,
+    content: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PageLine {
+    url: String,
+    #[serde(default = "ok")]
+    status: u16,
+    x_robots_tag: Option<OneOrMany>,
+    html: Option<String>,
+    meta: Option<Vec<MetaLine>>,
+    from: Option<String>,
+}
+
+fn ok() -> u16 {
+    200
+}
+
+fn load_pages(path: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), SnapshotError> {
+    let text = std::fs::read(path)
+        .map_err(|e| SnapshotError::new(path, None, format!("cannot read: {e}")))?;
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        let at = || Some(format!("line {}", i + 1));
+        let page: PageLine = serde_json::from_slice(line).map_err(|e| {
+            SnapshotError::new(
+                path,
+                at(),
+                format!("{e} (a line is {{\"url\": \"/path\", \"status\": 200, \"x_robots_tag\": [...], \"html\": \"...\", \"meta\": [...], \"from\": \"RFC 3339 time\"}})"),
+            )
+        })?;
+        let url = path_params_query(page.url.as_bytes());
+        let url = String::from_utf8_lossy(&url).into_owned();
+        let from = match &page.from {
+            Some(t) => {
+                let ts: jiff::Timestamp = t.parse().map_err(|e| {
+                    SnapshotError::new(
+                        path,
+                        at(),
+                        format!("\"from\": {t:?} is not an RFC 3339 time ({e})"),
+                    )
+                })?;
+                i64::try_from(ts.as_nanosecond())
+                    .map_err(|_| SnapshotError::new(path, at(), "\"from\" is out of range"))?
+            }
+            None => ALWAYS,
+        };
+        let mut rules = PageRules::default();
+        match page.x_robots_tag {
+            Some(OneOrMany::One(v)) => rules.add_header(&v),
+            Some(OneOrMany::Many(vs)) => vs.iter().for_each(|v| rules.add_header(v)),
+            None => {}
+        }
+        if let Some(html) = &page.html {
+            rules.add_html(html.as_bytes());
+        }
+        for m in page.meta.unwrap_or_default() {
+            rules.add_meta(&m.name, &m.content);
+        }
+        snapshot.add_page(
+            host,
+            url,
+            (
+                from,
+                page.status,
+                rules,
+                format!("{} line {}", path.display(), i + 1),
+            ),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_host_name;
+
+    #[test]
+    fn host_folder_names() {
+        for ok in [
+            "example.com",
+            "shop.example:8080",
+            "127.0.0.1",
+            "[::1]:8443",
+            "xn--bcher-kva.example",
+            "localhost",
+        ] {
+            assert!(check_host_name(ok).is_ok(), "{ok}");
+        }
+        assert!(
+            check_host_name("Example.com")
+                .unwrap_err()
+                .contains("lower case")
+        );
+        assert!(
+            check_host_name("example.com:443")
+                .unwrap_err()
+                .contains("default port")
+        );
+        assert!(
+            check_host_name("example.com:http")
+                .unwrap_err()
+                .contains("not a number")
+        );
+        assert!(
+            check_host_name("exa mple.com")
+                .unwrap_err()
+                .contains("not a host name")
+        );
+        assert!(check_host_name("-bad-.com").is_err());
+        assert!(check_host_name("[::1").is_err());
+    }
+}

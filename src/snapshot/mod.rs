@@ -1,0 +1,587 @@
+//! Site snapshots: robots.txt over time and what each page answered, per
+//! host (SPEC section 4).
+//!
+//! [`Snapshot::load`] reads snapshot directories (`SNAPSHOT/<host>/robots.txt`,
+//! `robots/<time>.<status>` history, `pages.jsonl`) and WARC files into one
+//! timeline per host. The queries the audit needs:
+//! - [`Snapshot::policy_at`]: the robots.txt policy in force for a host at a
+//!   moment ([`Policy`]: a file's rules, allow-all, or the complete disallow
+//!   of a 5xx answer);
+//! - [`Snapshot::policies_during`]: every policy in force at some moment of an
+//!   interval (what a crawler may legitimately have cached);
+//! - [`Snapshot::page_versions_during`] and [`Snapshot::page_at`]: the page
+//!   versions of a URL, with their indexing rules.
+//!
+//! robots.txt answers follow RFC 9309 and Google's documented handling:
+//! 2xx, the body's rules; 3xx, followed up to 5 hops within the snapshot,
+//! else as 4xx; 4xx, no restrictions; 5xx or unreachable, complete disallow,
+//! until it has lasted 30 days, when the last 2xx version applies again (or
+//! allow-all when there is none). A host without robots information is
+//! unjudged.
+
+mod dir;
+mod http;
+mod warc;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::indexing::PageRules;
+use crate::robots::Robots;
+
+pub use warc::WarcStats;
+
+/// Nanoseconds in a day.
+const DAY: i64 = 86_400 * 1_000_000_000;
+/// How long a 5xx answer means "disallow everything" before the last good
+/// version applies again.
+pub const UNAVAILABLE_LIMIT: i64 = 30 * DAY;
+/// Redirects followed when fetching robots.txt.
+pub const MAX_REDIRECTS: usize = 5;
+
+/// The start of time, for versions that hold for the whole audit window.
+pub const ALWAYS: i64 = i64::MIN;
+
+/// An error reading a snapshot: the file, where in it, and what is wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{}: {message}", path.display(), location.as_deref().map(|l| format!(", {l}")).unwrap_or_default())]
+pub struct SnapshotError {
+    /// The file or directory.
+    pub path: PathBuf,
+    /// `line N` or `byte N`, when it applies.
+    pub location: Option<String>,
+    /// What is wrong, and what to do.
+    pub message: String,
+}
+
+impl SnapshotError {
+    pub(crate) fn new(path: &Path, location: Option<String>, message: impl Into<String>) -> Self {
+        SnapshotError {
+            path: path.to_path_buf(),
+            location,
+            message: message.into(),
+        }
+    }
+}
+
+/// What fetching robots.txt answered.
+#[derive(Clone, Debug)]
+pub enum RobotsAnswer {
+    /// 2xx: the body's rules.
+    Rules(Arc<Robots>),
+    /// 3xx: the `Location` (absolute, or a path on the same host).
+    Redirect(String),
+    /// 4xx: no restrictions.
+    NotFound,
+    /// 5xx or unreachable: complete disallow (for up to 30 days).
+    Unavailable,
+}
+
+/// One robots.txt version of a host: what it answered from a moment on.
+#[derive(Clone, Debug)]
+pub struct RobotsVersion {
+    from: i64,
+    status: u16,
+    answer: RobotsAnswer,
+    name: String,
+}
+
+impl RobotsVersion {
+    /// In force from this instant (UTC nanoseconds), or [`ALWAYS`].
+    pub fn from(&self) -> i64 {
+        self.from
+    }
+
+    /// The HTTP status it answered (200 for a `robots.txt` file).
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// What it answered.
+    pub fn answer(&self) -> &RobotsAnswer {
+        &self.answer
+    }
+
+    /// Its name in reports: the history file name (`2026-11-01T00-00-00Z.txt`),
+    /// `robots.txt`, or the WARC record's date and file.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// One version of a page: what its URL answered from a moment on.
+#[derive(Clone, Debug)]
+pub struct PageVersion {
+    from: i64,
+    status: u16,
+    rules: PageRules,
+    source: String,
+}
+
+impl PageVersion {
+    /// In force from this instant, or [`ALWAYS`].
+    pub fn from(&self) -> i64 {
+        self.from
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// Its X-Robots-Tag lines and robots meta tags.
+    pub fn rules(&self) -> &PageRules {
+        &self.rules
+    }
+
+    /// Where it was read: `pages.jsonl line 4`, or a WARC record.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+}
+
+/// Everything known about one host.
+#[derive(Clone, Debug, Default)]
+pub struct HostTimeline {
+    /// Sorted by `from`.
+    robots: Vec<RobotsVersion>,
+    /// URL (path and query) to its versions, sorted by `from`.
+    pages: BTreeMap<String, Vec<PageVersion>>,
+}
+
+impl HostTimeline {
+    /// The robots.txt versions, oldest first.
+    pub fn robots_versions(&self) -> &[RobotsVersion] {
+        &self.robots
+    }
+
+    /// The pages and their versions.
+    pub fn pages(&self) -> &BTreeMap<String, Vec<PageVersion>> {
+        &self.pages
+    }
+
+    fn sort(&mut self) {
+        self.robots.sort_by_key(|v| v.from);
+        for versions in self.pages.values_mut() {
+            versions.sort_by_key(|v| v.from);
+        }
+    }
+
+    /// The version in force at `t`: the last one from at or before `t`.
+    fn version_index_at(&self, t: i64) -> Option<usize> {
+        let i = self.robots.partition_point(|v| v.from <= t);
+        i.checked_sub(1)
+    }
+}
+
+/// Why robots.txt imposes no restriction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllowReason {
+    /// robots.txt answered 4xx.
+    NotFound,
+    /// A redirect could not be followed within the snapshot, or there were
+    /// more than 5.
+    Redirects,
+    /// 5xx for over 30 days and no earlier 2xx version.
+    UnavailableTooLong,
+}
+
+/// The robots.txt policy for a host at a moment.
+#[derive(Clone, Debug)]
+pub enum Policy<'s> {
+    /// A robots.txt file's rules (the version it came from may be another
+    /// host's, through a redirect, or an earlier one, after a long 5xx).
+    Rules {
+        /// The parsed file.
+        robots: &'s Robots,
+        /// The version whose body it is.
+        version: &'s RobotsVersion,
+    },
+    /// Everything allowed.
+    AllowAll {
+        /// The version in force (4xx, 3xx or 5xx).
+        version: &'s RobotsVersion,
+        /// Why.
+        reason: AllowReason,
+    },
+    /// Everything disallowed: robots.txt answered 5xx or was unreachable,
+    /// for less than 30 days.
+    DisallowAll {
+        /// The version in force.
+        version: &'s RobotsVersion,
+    },
+}
+
+impl Policy<'_> {
+    /// The version whose answer decides.
+    pub fn version(&self) -> &RobotsVersion {
+        match self {
+            Policy::Rules { version, .. }
+            | Policy::AllowAll { version, .. }
+            | Policy::DisallowAll { version } => version,
+        }
+    }
+
+    fn key(&self) -> (usize, *const RobotsVersion) {
+        let tag = match self {
+            Policy::Rules { .. } => 0,
+            Policy::AllowAll { .. } => 1,
+            Policy::DisallowAll { .. } => 2,
+        };
+        (tag, self.version() as *const RobotsVersion)
+    }
+}
+
+impl fmt::Display for Policy<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Policy::Rules { version, .. } => {
+                write!(f, "rules of {} ({})", version.name, version.status)
+            }
+            Policy::AllowAll { version, reason } => {
+                let why = match reason {
+                    AllowReason::NotFound => "robots.txt not found: no restrictions",
+                    AllowReason::Redirects => {
+                        "robots.txt redirects could not be followed: treated as not found"
+                    }
+                    AllowReason::UnavailableTooLong => {
+                        "robots.txt unavailable for over 30 days, no earlier version: no restrictions"
+                    }
+                };
+                write!(f, "{why} ({}, {})", version.name, version.status)
+            }
+            Policy::DisallowAll { version } => {
+                write!(
+                    f,
+                    "robots.txt unavailable ({}, {}): everything disallowed",
+                    version.name, version.status
+                )
+            }
+        }
+    }
+}
+
+/// Site snapshots of one or more hosts.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    hosts: BTreeMap<String, HostTimeline>,
+    sources: Vec<String>,
+    pub(crate) warc: Vec<(String, WarcStats)>,
+}
+
+/// A host as snapshots and reports name it: lower case, without a trailing
+/// dot, and without the default ports 80 and 443.
+pub fn normalize_host(host: &str) -> String {
+    let mut h = host.trim().trim_end_matches('.').to_ascii_lowercase();
+    for port in [":80", ":443"] {
+        if let Some(stripped) = h.strip_suffix(port) {
+            h = stripped.to_string();
+        }
+    }
+    h
+}
+
+impl Snapshot {
+    /// Loads snapshot paths: directories (SPEC 4.1) and WARC or `.warc.gz`
+    /// files (SPEC 4.2), merged into one timeline per host.
+    ///
+    /// # Errors
+    /// A path that does not exist or cannot be read, a host directory that
+    /// is not a host name, a bad history file name, a malformed
+    /// `pages.jsonl` line, or a WARC record that does not parse, each with
+    /// its file and line or offset.
+    pub fn load(paths: &[PathBuf]) -> Result<Snapshot, SnapshotError> {
+        let mut snapshot = Snapshot::default();
+        for path in paths {
+            let meta = std::fs::metadata(path).map_err(|e| {
+                SnapshotError::new(path, None, format!("cannot read snapshot: {e}"))
+            })?;
+            if meta.is_dir() && dir::is_snapshot_dir(path) {
+                dir::load(path, &mut snapshot)?;
+            } else if meta.is_dir() {
+                // A directory of WARC files.
+                let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+                    .map_err(|e| {
+                        SnapshotError::new(path, None, format!("cannot read snapshot: {e}"))
+                    })?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| warc::is_warc_name(p))
+                    .collect();
+                files.sort();
+                if files.is_empty() {
+                    return Err(SnapshotError::new(
+                        path,
+                        None,
+                        "neither a snapshot directory (host folders) nor a folder of WARC files",
+                    ));
+                }
+                for f in files {
+                    warc::load(&f, &mut snapshot)?;
+                }
+            } else {
+                warc::load(path, &mut snapshot)?;
+            }
+            snapshot.sources.push(path.display().to_string());
+        }
+        for timeline in snapshot.hosts.values_mut() {
+            timeline.sort();
+        }
+        Ok(snapshot)
+    }
+
+    pub(crate) fn host_mut(&mut self, host: &str) -> &mut HostTimeline {
+        self.hosts.entry(normalize_host(host)).or_default()
+    }
+
+    pub(crate) fn add_robots(
+        &mut self,
+        host: &str,
+        from: i64,
+        status: u16,
+        answer: RobotsAnswer,
+        name: String,
+    ) {
+        self.host_mut(host).robots.push(RobotsVersion {
+            from,
+            status,
+            answer,
+            name,
+        });
+    }
+
+    pub(crate) fn add_page(
+        &mut self,
+        host: &str,
+        url: String,
+        version: (i64, u16, PageRules, String),
+    ) {
+        let (from, status, rules, source) = version;
+        self.host_mut(host)
+            .pages
+            .entry(url)
+            .or_default()
+            .push(PageVersion {
+                from,
+                status,
+                rules,
+                source,
+            });
+    }
+
+    /// The hosts described, in order.
+    pub fn hosts(&self) -> impl Iterator<Item = (&str, &HostTimeline)> {
+        self.hosts.iter().map(|(h, t)| (h.as_str(), t))
+    }
+
+    /// One host's timeline (the host is normalized first).
+    pub fn host(&self, host: &str) -> Option<&HostTimeline> {
+        self.hosts.get(&normalize_host(host))
+    }
+
+    /// Does the snapshot hold robots information for this host (else its
+    /// requests are unjudged)?
+    pub fn is_judged(&self, host: &str) -> bool {
+        self.host(host).is_some_and(|t| !t.robots.is_empty())
+    }
+
+    /// The robots.txt policy in force for `host` at `t`, or `None` when the
+    /// snapshot knows nothing for that moment (no robots information for the
+    /// host, or `t` before its first version).
+    pub fn policy_at(&self, host: &str, t: i64) -> Option<Policy<'_>> {
+        self.policy_at_depth(&normalize_host(host), t, 0)
+    }
+
+    fn policy_at_depth(&self, host: &str, t: i64, depth: usize) -> Option<Policy<'_>> {
+        let timeline = self.hosts.get(host)?;
+        let i = timeline.version_index_at(t)?;
+        let version = &timeline.robots[i];
+        Some(match &version.answer {
+            RobotsAnswer::Rules(robots) => Policy::Rules { robots, version },
+            RobotsAnswer::NotFound => Policy::AllowAll {
+                version,
+                reason: AllowReason::NotFound,
+            },
+            RobotsAnswer::Redirect(location) => {
+                let target = redirect_host(host, location);
+                match target.filter(|_| depth < MAX_REDIRECTS) {
+                    Some(target) => match self.policy_at_depth(&target, t, depth + 1) {
+                        Some(p) => p,
+                        None => Policy::AllowAll {
+                            version,
+                            reason: AllowReason::Redirects,
+                        },
+                    },
+                    None => Policy::AllowAll {
+                        version,
+                        reason: AllowReason::Redirects,
+                    },
+                }
+            }
+            RobotsAnswer::Unavailable => {
+                // The 5xx run started at the first of the consecutive 5xx versions.
+                let mut start = i;
+                while start > 0
+                    && matches!(timeline.robots[start - 1].answer, RobotsAnswer::Unavailable)
+                {
+                    start -= 1;
+                }
+                let since = timeline.robots[start].from;
+                if since == ALWAYS || t.saturating_sub(since) < UNAVAILABLE_LIMIT {
+                    Policy::DisallowAll { version }
+                } else {
+                    match timeline.robots[..start]
+                        .iter()
+                        .rev()
+                        .find(|v| matches!(v.answer, RobotsAnswer::Rules(_)))
+                    {
+                        Some(
+                            good @ RobotsVersion {
+                                answer: RobotsAnswer::Rules(robots),
+                                ..
+                            },
+                        ) => Policy::Rules {
+                            robots,
+                            version: good,
+                        },
+                        _ => Policy::AllowAll {
+                            version,
+                            reason: AllowReason::UnavailableTooLong,
+                        },
+                    }
+                }
+            }
+        })
+    }
+
+    /// The instants in `(a, b]` at which the policy of `host` may change:
+    /// its versions' starts, the 30-day mark of each 5xx run, and the
+    /// changes of the hosts its redirects lead to.
+    fn change_points(&self, host: &str, a: i64, b: i64, depth: usize, out: &mut Vec<i64>) {
+        let Some(timeline) = self.hosts.get(host) else {
+            return;
+        };
+        let mut run_start: Option<i64> = None;
+        for v in &timeline.robots {
+            if v.from > a && v.from <= b {
+                out.push(v.from);
+            }
+            match &v.answer {
+                RobotsAnswer::Unavailable => {
+                    let start = *run_start.get_or_insert(v.from);
+                    let mark = start.saturating_add(UNAVAILABLE_LIMIT);
+                    if start != ALWAYS && mark > a && mark <= b {
+                        out.push(mark);
+                    }
+                }
+                RobotsAnswer::Redirect(location) => {
+                    run_start = None;
+                    if depth < MAX_REDIRECTS {
+                        if let Some(target) = redirect_host(host, location) {
+                            self.change_points(&target, a, b, depth + 1, out);
+                        }
+                    }
+                }
+                _ => run_start = None,
+            }
+        }
+    }
+
+    /// Every policy in force at some moment of `[a, b]`, in time order,
+    /// each once: the versions a crawler may have cached at `b` when its
+    /// cache may be up to `b - a` old. Empty when the snapshot knows
+    /// nothing for any moment of the interval.
+    pub fn policies_during(&self, host: &str, a: i64, b: i64) -> Vec<Policy<'_>> {
+        let host = normalize_host(host);
+        let mut points = vec![a];
+        self.change_points(&host, a, b, 0, &mut points);
+        points.sort_unstable();
+        points.dedup();
+        let mut out: Vec<Policy<'_>> = Vec::new();
+        for t in points {
+            if let Some(p) = self.policy_at_depth(&host, t, 0) {
+                if !out.iter().any(|q| q.key() == p.key()) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+
+    /// The versions of a page (path and query as requested) in force at
+    /// some moment of `[a, b]`, oldest first.
+    pub fn page_versions_during(&self, host: &str, url: &str, a: i64, b: i64) -> Vec<&PageVersion> {
+        let Some(versions) = self.host(host).and_then(|t| t.pages.get(url)) else {
+            return Vec::new();
+        };
+        let first = versions.partition_point(|v| v.from <= a).saturating_sub(1);
+        versions[first..].iter().filter(|v| v.from <= b).collect()
+    }
+
+    /// The page version in force at `t`.
+    pub fn page_at(&self, host: &str, url: &str, t: i64) -> Option<&PageVersion> {
+        let versions = self.host(host)?.pages.get(url)?;
+        let i = versions.partition_point(|v| v.from <= t);
+        i.checked_sub(1).map(|i| &versions[i])
+    }
+
+    /// What each WARC file held (file, counts).
+    pub fn warc_stats(&self) -> &[(String, WarcStats)] {
+        &self.warc
+    }
+
+    /// The snapshot paths loaded.
+    pub fn sources(&self) -> &[String] {
+        &self.sources
+    }
+}
+
+/// The host a robots.txt redirect leads to, when it leads to a robots.txt
+/// (`https://www.example.com/robots.txt`, or `/robots.txt` on the same host).
+fn redirect_host(host: &str, location: &str) -> Option<String> {
+    let location = location.trim();
+    let (target_host, path) = match location.split_once("://") {
+        Some((_, rest)) => {
+            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            (normalize_host(&rest[..end]), &rest[end..])
+        }
+        None if location.starts_with("//") => {
+            let rest = &location[2..];
+            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            (normalize_host(&rest[..end]), &rest[end..])
+        }
+        None => (host.to_string(), location),
+    };
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    (path == "/robots.txt" && !target_host.is_empty()).then_some(target_host)
+}
+
+/// Parses the UTC instant of a history file name: `2026-11-01T00-00-00Z`
+/// (colons written as dashes, as file systems need), or with colons.
+pub(crate) fn parse_file_time(stem: &str) -> Option<i64> {
+    let b = stem.as_bytes();
+    if b.len() != 20 || b[19] != b'Z' || b[10] != b'T' {
+        return None;
+    }
+    let mut fixed = stem.to_string().into_bytes();
+    if fixed[13] == b'-' && fixed[16] == b'-' {
+        fixed[13] = b':';
+        fixed[16] = b':';
+    }
+    let text = String::from_utf8(fixed).ok()?;
+    let ts: jiff::Timestamp = text.parse().ok()?;
+    i64::try_from(ts.as_nanosecond()).ok()
+}
+
+/// Formats UTC nanoseconds as RFC 3339 (`ALWAYS` as `-`).
+pub fn format_time(t: i64) -> String {
+    if t == ALWAYS {
+        return "-".to_string();
+    }
+    jiff::Timestamp::from_nanosecond(i128::from(t))
+        .map_or_else(|_| t.to_string(), |ts| ts.to_string())
+}
+
+#[cfg(test)]
+mod tests;
