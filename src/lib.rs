@@ -15,6 +15,9 @@
 //! - [`snapshot`]: site snapshots (directories and WARC files): robots.txt
 //!   versions over time with RFC 9309's status handling, and page versions
 //!   with their indexing rules.
+//! - [`replay`]: every crawler request judged against the robots.txt
+//!   versions it may have cached, crawl-delays and indexing rules, with
+//!   findings (spoofed agents, crawlers that never read robots.txt, ...).
 //! - [`indexing`]: `X-Robots-Tag` header lines and robots `<meta>` tags, and
 //!   the effective indexing rules for one crawler, with their provenance.
 //!
@@ -31,5 +34,6 @@
 pub mod bots;
 pub mod indexing;
 pub mod logs;
+pub mod replay;
 pub mod robots;
 pub mod snapshot;

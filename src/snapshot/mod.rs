@@ -386,6 +386,12 @@ impl Snapshot {
         self.host(host).is_some_and(|t| !t.robots.is_empty())
     }
 
+    /// When the first robots.txt version the snapshot knows for `host`
+    /// starts (`ALWAYS` for a whole-window `robots.txt`).
+    pub fn first_known(&self, host: &str) -> Option<i64> {
+        self.host(host)?.robots.first().map(|v| v.from)
+    }
+
     /// The robots.txt policy in force for `host` at `t`, or `None` when the
     /// snapshot knows nothing for that moment (no robots information for the
     /// host, or `t` before its first version).

@@ -1,0 +1,551 @@
+//! Judging, per host and in time order.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::{
+    Collector, Context, Counts, CrawlerHit, CrawlerRequest, Finding, Outcome, Referral, Violation,
+};
+use crate::bots::Crawler;
+use crate::robots::target_path;
+use crate::snapshot::{Policy, format_time};
+
+/// Seconds for details: `2s`, `0.5s`.
+fn seconds(nanos: f64) -> String {
+    let s = nanos / 1e9;
+    if (s - s.round()).abs() < 1e-9 {
+        format!("{}s", s.round())
+    } else {
+        format!("{}s", (s * 1000.0).round() / 1000.0)
+    }
+}
+
+/// The path-and-query a request or referral is judged on.
+fn path_of(target: &str) -> String {
+    String::from_utf8_lossy(&target_path(target.as_bytes())).into_owned()
+}
+
+/// The URL without `utm_*` tracking parameters (assistant clicks carry
+/// them; the crawler fetched the page without).
+fn without_tracking(url: &str) -> Option<String> {
+    let (path, query) = url.split_once('?')?;
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.starts_with("utm_"))
+        .collect();
+    let stripped = if kept.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{}", kept.join("&"))
+    };
+    (stripped != url).then_some(stripped)
+}
+
+fn is_robots_txt(path: &str) -> bool {
+    path.split('?').next() == Some("/robots.txt")
+}
+
+/// May `crawler` fetch `path` under `policy`?
+fn allowed(policy: &Policy<'_>, crawler: &Crawler, path: &str) -> bool {
+    match policy {
+        Policy::Rules { robots, .. } => {
+            let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
+            robots
+                .group_for(&tokens, crawler.obeys_global())
+                .check(path.as_bytes())
+                .allowed()
+        }
+        Policy::AllowAll { .. } => true,
+        Policy::DisallowAll { .. } => false,
+    }
+}
+
+/// The crawl delay `crawler` must keep under `policy` (seconds), with the
+/// rule and line that ask for it.
+fn delay(policy: &Policy<'_>, crawler: &Crawler) -> Option<(f64, String, u32)> {
+    let Policy::Rules { robots, .. } = policy else {
+        return None;
+    };
+    let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
+    robots
+        .group_for(&tokens, crawler.obeys_global())
+        .crawl_delay()
+        .map(|d| (d.seconds(), d.rule(), d.line()))
+}
+
+#[derive(Default)]
+struct HostResult {
+    violations: Vec<Violation>,
+    findings: Vec<Finding>,
+    requests: Vec<CrawlerRequest>,
+    unjudged: u64,
+}
+
+/// A 2xx fetch by a crawler that is not an impersonator.
+#[derive(Clone)]
+struct Fetch {
+    time: i64,
+    verified: Option<bool>,
+    client: Box<str>,
+    method: Box<str>,
+    status: u16,
+}
+
+/// Per crawler identity on one host.
+#[derive(Default)]
+struct Seen {
+    requests: u64,
+    robots_fetches: u64,
+    last: Option<(i64, i64)>,
+    last_time: i64,
+    sample_ip: String,
+}
+
+fn judge_host(
+    ctx: &Context,
+    host: &str,
+    mut hits: Vec<CrawlerHit>,
+    mut referrals: Vec<Referral>,
+) -> HostResult {
+    let snap = ctx.snapshot();
+    let settings = ctx.settings();
+    let judged_host = snap.is_judged(host);
+    // Before the first version the snapshot knows, robots.txt is unknown: a
+    // crawler whose cache may reach back there may have had a version that
+    // allowed the request, so it is not blamed.
+    let first_known = snap.first_known(host).unwrap_or(i64::MAX);
+    hits.sort_by_key(|h| h.time);
+    referrals.sort_by_key(|r| r.time);
+    let mut out = HostResult::default();
+    let mut seen: BTreeMap<String, (Arc<Crawler>, Option<bool>, Seen)> = BTreeMap::new();
+    let mut fetches: HashMap<(String, String), Vec<Fetch>> = HashMap::new();
+    let mut decisions: HashMap<(usize, usize, String), bool> = HashMap::new();
+    for hit in &hits {
+        let identity = hit.identity();
+        let path = path_of(&hit.target);
+        let robots_txt = is_robots_txt(&path);
+        let t = hit.time;
+        let policies = if judged_host {
+            snap.policies_during(host, t - settings.robots_cache_grace, t)
+        } else {
+            Vec::new()
+        };
+        let judged = !policies.is_empty();
+        if !judged {
+            out.unjudged += 1;
+        }
+        out.requests.push(CrawlerRequest {
+            time: t,
+            host: host.to_string(),
+            crawler: identity.clone(),
+            operator: hit.crawler.operator().map(str::to_string),
+            category: hit.crawler.category().as_str(),
+            verified: hit.verified,
+            robots_txt,
+            judged,
+        });
+        let base = |kind: &'static str,
+                    rule: String,
+                    rule_line: Option<u32>,
+                    version: Option<String>,
+                    detail: String| Violation {
+            time: t,
+            host: host.to_string(),
+            crawler: identity.clone(),
+            verified: hit.verified,
+            client_ip: hit.client.to_string(),
+            kind,
+            method: hit.method.to_string(),
+            url: hit.target.to_string(),
+            status: hit.status,
+            rule,
+            rule_line,
+            robots_version: version,
+            detail,
+        };
+        let reaches_unknown = t - settings.robots_cache_grace < first_known;
+        if judged && !robots_txt && !reaches_unknown {
+            let crawler_key = Arc::as_ptr(&hit.crawler) as usize;
+            let disallowed_everywhere = policies.iter().all(|p| {
+                let key = (p.version() as *const _ as usize, crawler_key, path.clone());
+                !*decisions
+                    .entry(key)
+                    .or_insert_with(|| allowed(p, &hit.crawler, &path))
+            });
+            if disallowed_everywhere {
+                if let Some(now) = snap.policy_at(host, t) {
+                    let version = Some(now.version().name().to_string());
+                    // The policy in force at `t` is one of the cached ones, so
+                    // it disallows too; allow-all cannot occur here.
+                    let v = match &now {
+                        Policy::Rules { robots, .. } => {
+                            let tokens: Vec<&str> =
+                                hit.crawler.tokens().iter().map(String::as_str).collect();
+                            let verdict = robots
+                                .group_for(&tokens, hit.crawler.obeys_global())
+                                .check(path.as_bytes());
+                            let rule = verdict.rule();
+                            let detail = if policies.len() > 1 {
+                                format!(
+                                    "disallowed by all {} robots.txt versions of the last {}",
+                                    policies.len(),
+                                    seconds(settings.robots_cache_grace as f64)
+                                )
+                            } else {
+                                String::new()
+                            };
+                            Some(base(
+                                "disallow",
+                                rule.map(|r| r.directive()).unwrap_or_default(),
+                                rule.map(|r| r.line()),
+                                version,
+                                detail,
+                            ))
+                        }
+                        Policy::DisallowAll { .. } => Some(base(
+                            "disallow",
+                            "robots.txt 5xx".into(),
+                            None,
+                            version,
+                            format!(
+                                "robots.txt answered {} since {}",
+                                now.version().status(),
+                                format_time(now.version().from())
+                            ),
+                        )),
+                        Policy::AllowAll { .. } => None,
+                    };
+                    out.violations.extend(v);
+                }
+            }
+        }
+        let entry = seen
+            .entry(identity.clone())
+            .or_insert_with(|| (hit.crawler.clone(), hit.verified, Seen::default()));
+        let stats = &mut entry.2;
+        if judged && !reaches_unknown {
+            if let Some((prev, prev_res)) = stats.last {
+                let gap = t - prev;
+                let resolution = hit.resolution.max(prev_res);
+                let delays: Vec<Option<(f64, String, u32)>> =
+                    policies.iter().map(|p| delay(p, &hit.crawler)).collect();
+                if delays.iter().all(Option::is_some) {
+                    let smallest = delays
+                        .iter()
+                        .flatten()
+                        .map(|d| d.0)
+                        .fold(f64::INFINITY, f64::min);
+                    if ((gap + resolution) as f64) < smallest * 1e9 {
+                        let now = snap.policy_at(host, t);
+                        let (rule, line) = now
+                            .as_ref()
+                            .and_then(|p| delay(p, &hit.crawler))
+                            .map_or((String::new(), None), |(_, rule, line)| (rule, Some(line)));
+                        out.violations.push(base(
+                            "crawl-delay",
+                            rule,
+                            line,
+                            now.map(|p| p.version().name().to_string()),
+                            format!("gap {} < {}", seconds(gap as f64), seconds(smallest * 1e9)),
+                        ));
+                    }
+                }
+            }
+        }
+        stats.last = Some((t, hit.resolution));
+        stats.last_time = t;
+        stats.requests += 1;
+        if robots_txt {
+            stats.robots_fetches += 1;
+        }
+        if stats.sample_ip.is_empty() {
+            stats.sample_ip = hit.client.to_string();
+        }
+        if hit.verified != Some(false) && (200..300).contains(&hit.status) && !robots_txt {
+            fetches
+                .entry((hit.crawler.name().to_string(), path))
+                .or_default()
+                .push(Fetch {
+                    time: t,
+                    verified: hit.verified,
+                    client: hit.client.clone(),
+                    method: hit.method.clone(),
+                    status: hit.status,
+                });
+        }
+    }
+
+    // noindex and unavailable-after: an engine showed a page after its
+    // crawler saw the rule.
+    for referral in &referrals {
+        let Some(engine) = ctx.catalogue().engine(&referral.engine) else {
+            continue;
+        };
+        let index = engine.index();
+        let deadline = referral.time - settings.index_grace;
+        let url = path_of(&referral.target);
+        for crawler in ctx
+            .catalogue()
+            .crawlers()
+            .iter()
+            .filter(|c| c.engine() == Some(index))
+        {
+            let lookup = |u: &str| fetches.get(&(crawler.name().to_string(), u.to_string()));
+            let (page_url, list) = match lookup(&url) {
+                Some(l) => (url.clone(), l),
+                None => match without_tracking(&url).and_then(|u| lookup(&u).map(|l| (u, l))) {
+                    Some(found) => found,
+                    None => continue,
+                },
+            };
+            let Some(fetch) = list
+                .iter()
+                .filter(|f| f.time <= deadline)
+                .max_by_key(|f| f.time)
+            else {
+                continue;
+            };
+            let versions = snap.page_versions_during(host, &page_url, fetch.time, referral.time);
+            if versions.is_empty() {
+                continue;
+            }
+            let names: Vec<&str> = crawler.meta_names().iter().map(String::as_str).collect();
+            let effective: Vec<_> = versions
+                .iter()
+                .map(|v| v.rules().effective(&names))
+                .collect();
+            let shown = effective.last().expect("versions is not empty");
+            let (kind, rule) = if effective.iter().all(|e| e.noindex()) {
+                (
+                    "noindex",
+                    shown
+                        .get("noindex")
+                        .map(|r| r.to_string())
+                        .unwrap_or_default(),
+                )
+            } else if effective.iter().all(|e| {
+                e.unavailable_after()
+                    .is_some_and(|u| i64::try_from(u.as_nanosecond()).is_ok_and(|u| u < deadline))
+            }) {
+                (
+                    "unavailable-after",
+                    shown
+                        .get("unavailable_after")
+                        .map(|r| r.to_string())
+                        .unwrap_or_default(),
+                )
+            } else {
+                continue;
+            };
+            out.violations.push(Violation {
+                time: referral.time,
+                host: host.to_string(),
+                crawler: crawler.name().to_string(),
+                verified: fetch.verified,
+                client_ip: fetch.client.to_string(),
+                kind,
+                method: fetch.method.to_string(),
+                url: page_url.clone(),
+                status: fetch.status,
+                rule,
+                rule_line: None,
+                robots_version: None,
+                detail: format!(
+                    "referrer {}; crawler fetched {}",
+                    referral.via,
+                    format_time(fetch.time)
+                ),
+            });
+        }
+    }
+
+    // Findings of this host.
+    for (identity, (crawler, verified, stats)) in &seen {
+        if *verified == Some(false) {
+            out.findings.push(Finding {
+                kind: "spoofed-agent",
+                host: host.to_string(),
+                crawler: identity.clone(),
+                url: String::new(),
+                count: stats.requests,
+                detail: format!(
+                    "{} requests claim to be {} from outside its published ranges ({}), e.g. from {}",
+                    stats.requests,
+                    crawler.name(),
+                    crawler.ip_range_files().join(", "),
+                    stats.sample_ip
+                ),
+            });
+        }
+        if stats.robots_fetches == 0 {
+            out.findings.push(Finding {
+                kind: "no-robots-fetch",
+                host: host.to_string(),
+                crawler: identity.clone(),
+                url: String::new(),
+                count: stats.requests,
+                detail: format!(
+                    "{} requests, no /robots.txt fetch in the window",
+                    stats.requests
+                ),
+            });
+        }
+        if *verified == Some(false) || !judged_host {
+            continue;
+        }
+        // noindex the crawler can never see: robots.txt forbids fetching it.
+        let Some(policy) = snap.policy_at(host, stats.last_time) else {
+            continue;
+        };
+        let names: Vec<&str> = crawler.meta_names().iter().map(String::as_str).collect();
+        if let Some(timeline) = snap.host(host) {
+            for url in timeline.pages().keys() {
+                let Some(page) = snap.page_at(host, url, stats.last_time) else {
+                    continue;
+                };
+                let eff = page.rules().effective(&names);
+                if let Some(noindex) = eff.get("noindex") {
+                    if !allowed(&policy, crawler, url) {
+                        let blocked_by = match &policy {
+                            Policy::Rules { robots, .. } => {
+                                let tokens: Vec<&str> =
+                                    crawler.tokens().iter().map(String::as_str).collect();
+                                robots
+                                    .group_for(&tokens, crawler.obeys_global())
+                                    .check(url.as_bytes())
+                                    .rule()
+                                    .map(|r| r.to_string())
+                            }
+                            _ => Some("robots.txt 5xx".to_string()),
+                        };
+                        out.findings.push(Finding {
+                            kind: "noindex-unseen",
+                            host: host.to_string(),
+                            crawler: crawler.name().to_string(),
+                            url: url.clone(),
+                            count: 1,
+                            detail: format!(
+                                "{noindex} cannot be seen: robots.txt forbids fetching the page ({})",
+                                blocked_by.unwrap_or_default()
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Judges everything the collectors kept (in file order) and returns the
+/// violations, findings, per-request rows and counts, sorted as the report
+/// writes them.
+pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
+    let mut counts = Counts::default();
+    let mut by_host: BTreeMap<Arc<str>, (Vec<CrawlerHit>, Vec<Referral>)> = BTreeMap::new();
+    let mut per_host: BTreeMap<Arc<str>, u64> = BTreeMap::new();
+    for c in collectors {
+        counts.add(&c.counts);
+        for hit in c.hits {
+            by_host.entry(hit.host.clone()).or_default().0.push(hit);
+        }
+        for r in c.referrals {
+            by_host.entry(r.host.clone()).or_default().1.push(r);
+        }
+        for (h, n) in c.per_host {
+            *per_host.entry(h).or_insert(0) += n;
+        }
+    }
+    let results: Vec<HostResult> = by_host
+        .into_par_iter()
+        .map(|(host, (hits, referrals))| judge_host(ctx, &host, hits, referrals))
+        .collect();
+    let mut outcome = Outcome {
+        counts,
+        ..Outcome::default()
+    };
+    for r in results {
+        outcome.violations.extend(r.violations);
+        outcome.findings.extend(r.findings);
+        outcome.requests.extend(r.requests);
+        outcome.counts.unjudged += r.unjudged;
+    }
+    let snap = ctx.snapshot();
+    for (host, timeline) in snap.hosts() {
+        for version in timeline.robots_versions() {
+            if let crate::snapshot::RobotsAnswer::Rules(robots) = version.answer() {
+                let lines = robots.noindex_lines();
+                if !lines.is_empty() {
+                    let shown: Vec<String> = lines
+                        .iter()
+                        .take(3)
+                        .map(|l| format!("line {}: Noindex: {}", l.line, l.value))
+                        .collect();
+                    outcome.findings.push(Finding {
+                        kind: "robots-noindex-line",
+                        host: host.to_string(),
+                        crawler: String::new(),
+                        url: "/robots.txt".into(),
+                        count: lines.len() as u64,
+                        detail: format!(
+                            "{} (in {}); no major crawler obeys Noindex in robots.txt since 2019",
+                            shown.join("; "),
+                            version.name()
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    for (host, n) in per_host {
+        if snap.host(&host).is_none() {
+            outcome.findings.push(Finding {
+                kind: "unknown-host",
+                host: host.to_string(),
+                crawler: String::new(),
+                url: String::new(),
+                count: n,
+                detail: format!("{n} requests for a host the snapshot does not describe"),
+            });
+        }
+    }
+    outcome.violations.sort_by(|a, b| {
+        (a.time, &a.host, &a.crawler, &a.url, a.kind)
+            .cmp(&(b.time, &b.host, &b.crawler, &b.url, b.kind))
+    });
+    outcome.findings.sort_by(|a, b| {
+        (a.kind, &a.host, &a.crawler, &a.url).cmp(&(b.kind, &b.host, &b.crawler, &b.url))
+    });
+    outcome
+        .requests
+        .sort_by(|a, b| (a.time, &a.host, &a.crawler).cmp(&(b.time, &b.host, &b.crawler)));
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn details_and_urls() {
+        assert_eq!(seconds(2e9), "2s");
+        assert_eq!(seconds(0.5e9), "0.5s");
+        assert_eq!(seconds(1.2345e9), "1.235s");
+        assert_eq!(
+            without_tracking("/a?utm_source=chatgpt.com"),
+            Some("/a".into())
+        );
+        assert_eq!(
+            without_tracking("/a?x=1&utm_source=chatgpt.com"),
+            Some("/a?x=1".into())
+        );
+        assert_eq!(without_tracking("/a?x=1"), None);
+        assert!(
+            is_robots_txt("/robots.txt")
+                && is_robots_txt("/robots.txt?x")
+                && !is_robots_txt("/robots.txt.bak")
+        );
+    }
+}

@@ -1,0 +1,484 @@
+//! The replay: every crawler request judged against the robots.txt versions
+//! the crawler may have cached, the crawl-delays they ask for, and the
+//! indexing rules search engines showed pages despite (SPEC section 8).
+//!
+//! Reading is parallel and stateless: a [`Collector`] per log chunk
+//! identifies each User-Agent (through a cache shared by all chunks),
+//! verifies claimed crawlers against published IP ranges, and keeps only
+//! what the judgement needs: crawler requests, and human requests that a
+//! search engine or assistant referred. Judging is per host (in parallel
+//! over hosts) and ordered in time within a host: [`replay`] returns the
+//! violations, the findings, and one row per crawler request for the
+//! report to aggregate.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use crawlaudit::bots::{Catalogue, IpRanges};
+//! use crawlaudit::logs::{Format, Sink, parse_line};
+//! use crawlaudit::replay::{Collector, Context, Settings, replay};
+//! use crawlaudit::snapshot::Snapshot;
+//!
+//! let dir = std::env::temp_dir().join(format!("crawlaudit-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(dir.join("shop.example")).unwrap();
+//! std::fs::write(dir.join("shop.example/robots.txt"), "User-agent: *\nDisallow: /cart/\n").unwrap();
+//! let ctx = Context::new(Snapshot::load(&[dir]).unwrap(), Catalogue::builtin(), IpRanges::default(), Settings::default());
+//! let format = Format::Combined.compile().unwrap();
+//! let mut collector = Collector::new(&ctx);
+//! let line = br#"192.0.2.7 - - [01/Nov/2026:10:00:00 +0000] "GET /cart/1 HTTP/1.1" 200 5 "-" "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)""#;
+//! collector.record(&parse_line(&format, line).unwrap());
+//! let outcome = replay(&ctx, vec![collector]);
+//! assert_eq!(outcome.violations.len(), 1);
+//! assert_eq!(outcome.violations[0].rule, "Disallow: /cart/");
+//! ```
+
+mod judge;
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use crate::bots::{Catalogue, Crawler, IpRanges};
+use crate::logs::{Request, Sink};
+use crate::snapshot::{Snapshot, normalize_host};
+
+pub use judge::replay;
+
+/// Nanoseconds in an hour.
+pub const HOUR: i64 = 3_600_000_000_000;
+
+/// How the audit judges.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// How old a robots.txt copy a crawler may legitimately act on
+    /// (`--robots-cache-grace`, default 24 h), in nanoseconds.
+    pub robots_cache_grace: i64,
+    /// How long an engine may take to drop a page after its crawler saw
+    /// `noindex` (`--index-grace`, default 72 h), in nanoseconds.
+    pub index_grace: i64,
+    /// Requests before this instant are not audited (`--since`).
+    pub since: Option<i64>,
+    /// Requests at or after this instant are not audited (`--until`).
+    pub until: Option<i64>,
+    /// The host of log lines whose format carries none (`--site`); when
+    /// absent and the snapshot describes exactly one host, that host.
+    pub site: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            robots_cache_grace: 24 * HOUR,
+            index_grace: 72 * HOUR,
+            since: None,
+            until: None,
+            site: None,
+        }
+    }
+}
+
+/// User-Agent to crawler (`None`: a person).
+type IdentityCache = HashMap<Box<[u8]>, Option<Arc<Crawler>>>;
+
+/// Everything the replay reads, shared by all collectors.
+#[derive(Debug)]
+pub struct Context {
+    snapshot: Snapshot,
+    catalogue: Catalogue,
+    ranges: IpRanges,
+    settings: Settings,
+    default_host: Option<String>,
+    /// Identification results shared by all chunks: a User-Agent is
+    /// identified once per run, not once per chunk.
+    identified: RwLock<IdentityCache>,
+    /// Compiled referrer host patterns: (regex, engine id).
+    referrers: Vec<(regex::Regex, String)>,
+}
+
+impl Context {
+    /// Prepares a replay.
+    pub fn new(
+        snapshot: Snapshot,
+        catalogue: Catalogue,
+        ranges: IpRanges,
+        settings: Settings,
+    ) -> Context {
+        let default_host = settings.site.as_deref().map(normalize_host).or_else(|| {
+            let mut hosts = snapshot.hosts();
+            match (hosts.next(), hosts.next()) {
+                (Some((only, _)), None) => Some(only.to_string()),
+                _ => None,
+            }
+        });
+        let referrers = catalogue
+            .engines()
+            .iter()
+            .flat_map(|e| {
+                e.referrer_hosts().iter().filter_map(move |pattern| {
+                    regex::RegexBuilder::new(pattern)
+                        .case_insensitive(true)
+                        .build()
+                        .ok()
+                        .map(|re| (re, e.id().to_string()))
+                })
+            })
+            .collect();
+        Context {
+            snapshot,
+            catalogue,
+            ranges,
+            settings,
+            default_host,
+            identified: RwLock::new(HashMap::new()),
+            referrers,
+        }
+    }
+
+    /// The snapshot.
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
+    }
+
+    /// The crawler catalogue.
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The host used for lines that carry none.
+    pub fn default_host(&self) -> Option<&str> {
+        self.default_host.as_deref()
+    }
+
+    fn identify_shared(&self, ua: &[u8]) -> Option<Arc<Crawler>> {
+        if let Some(hit) = self.identified.read().ok().and_then(|m| m.get(ua).cloned()) {
+            return hit;
+        }
+        let found = self.catalogue.identify(ua);
+        if let Ok(mut map) = self.identified.write() {
+            // Keep the first answer if another thread was quicker, so that
+            // one User-Agent is one identity everywhere.
+            return map.entry(ua.into()).or_insert(found).clone();
+        }
+        found
+    }
+
+    /// The engine whose result page a Referer is, or whose landing marker
+    /// the target carries.
+    fn referring_engine(&self, referer: &[u8], target: &[u8]) -> Option<(String, String)> {
+        if let Some(host) = referer_host(referer) {
+            if let Some((_, engine)) = self.referrers.iter().find(|(re, _)| re.is_match(&host)) {
+                return Some((engine.clone(), host));
+            }
+        }
+        let target = String::from_utf8_lossy(target);
+        self.catalogue.engines().iter().find_map(|e| {
+            e.landing_markers()
+                .iter()
+                .find(|m| target.contains(m.as_str()))
+                .map(|m| (e.id().to_string(), format!("landing marker {m}")))
+        })
+    }
+}
+
+/// The host of a Referer URL, lower case, without port; `android-app://`
+/// referrers of the Google app count as `www.google.com`.
+fn referer_host(referer: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(referer).ok()?.trim();
+    if text.starts_with("android-app://com.google.android.googlequicksearchbox") {
+        return Some("www.google.com".to_string());
+    }
+    let rest = text.split_once("://")?.1;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => host,
+    };
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+/// A crawler request kept for judgement.
+#[derive(Clone, Debug)]
+pub(crate) struct CrawlerHit {
+    pub(crate) host: Arc<str>,
+    pub(crate) time: i64,
+    pub(crate) resolution: i64,
+    pub(crate) crawler: Arc<Crawler>,
+    pub(crate) verified: Option<bool>,
+    pub(crate) client: Box<str>,
+    pub(crate) method: Box<str>,
+    pub(crate) target: Box<str>,
+    pub(crate) status: u16,
+}
+
+impl CrawlerHit {
+    /// The identity violations are charged to: the crawler's name, or
+    /// `NAME (unverified)` for an impersonator.
+    pub(crate) fn identity(&self) -> String {
+        if self.verified == Some(false) {
+            format!("{} (unverified)", self.crawler.name())
+        } else {
+            self.crawler.name().to_string()
+        }
+    }
+}
+
+/// A human request that a search engine or assistant referred.
+#[derive(Clone, Debug)]
+pub(crate) struct Referral {
+    pub(crate) host: Arc<str>,
+    pub(crate) time: i64,
+    pub(crate) target: Box<str>,
+    pub(crate) engine: String,
+    /// The Referer host, or `landing marker ...`.
+    pub(crate) via: String,
+}
+
+/// Requests by class, as `summary.json` counts them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    /// Parsed lines seen.
+    pub requests: u64,
+    /// Requests from crawlers (catalogue or heuristic), in the window.
+    pub crawler: u64,
+    /// Requests from people, in the window.
+    pub human: u64,
+    /// Human requests referred by a search engine or assistant.
+    pub referred: u64,
+    /// Crawler requests for hosts without robots information, or before
+    /// the first robots.txt version the snapshot knows: counted, not judged.
+    pub unjudged: u64,
+    /// Lines whose request was not an HTTP request.
+    pub not_requests: u64,
+    /// Requests outside `--since`/`--until`.
+    pub outside_window: u64,
+    /// Requests whose host is unknown (no host in the line, no `--site`,
+    /// and a snapshot of several hosts).
+    pub no_host: u64,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.requests += o.requests;
+        self.crawler += o.crawler;
+        self.human += o.human;
+        self.referred += o.referred;
+        self.unjudged += o.unjudged;
+        self.not_requests += o.not_requests;
+        self.outside_window += o.outside_window;
+        self.no_host += o.no_host;
+    }
+}
+
+/// The sink of one log chunk: keeps what the replay needs.
+#[derive(Debug)]
+pub struct Collector<'c> {
+    ctx: &'c Context,
+    local: IdentityCache,
+    hosts: HashMap<Box<[u8]>, Arc<str>>,
+    pub(crate) hits: Vec<CrawlerHit>,
+    pub(crate) referrals: Vec<Referral>,
+    /// Requests per host (all classes), to report hosts the snapshot does
+    /// not describe.
+    pub(crate) per_host: HashMap<Arc<str>, u64>,
+    pub(crate) counts: Counts,
+}
+
+impl<'c> Collector<'c> {
+    /// A collector over `ctx`.
+    pub fn new(ctx: &'c Context) -> Self {
+        Collector {
+            ctx,
+            local: HashMap::new(),
+            hosts: HashMap::new(),
+            hits: Vec::new(),
+            referrals: Vec::new(),
+            per_host: HashMap::new(),
+            counts: Counts::default(),
+        }
+    }
+
+    /// What this collector counted.
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    fn identify(&mut self, ua: &[u8]) -> Option<Arc<Crawler>> {
+        if let Some(hit) = self.local.get(ua) {
+            return hit.clone();
+        }
+        let found = self.ctx.identify_shared(ua);
+        self.local.insert(ua.into(), found.clone());
+        found
+    }
+
+    fn host(&mut self, request: &Request<'_>) -> Option<Arc<str>> {
+        match request.host() {
+            Some(raw) => {
+                if let Some(h) = self.hosts.get(raw) {
+                    return Some(h.clone());
+                }
+                let h: Arc<str> = normalize_host(&String::from_utf8_lossy(raw)).into();
+                self.hosts.insert(raw.into(), h.clone());
+                Some(h)
+            }
+            None => {
+                let d = self.ctx.default_host.as_deref()?;
+                if let Some(h) = self.hosts.get(&b""[..]) {
+                    return Some(h.clone());
+                }
+                let h: Arc<str> = d.into();
+                self.hosts.insert(Box::from(&b""[..]), h.clone());
+                Some(h)
+            }
+        }
+    }
+}
+
+impl Sink for Collector<'_> {
+    fn record(&mut self, request: &Request<'_>) {
+        self.counts.requests += 1;
+        if !request.is_valid_request() {
+            self.counts.not_requests += 1;
+            return;
+        }
+        let settings = &self.ctx.settings;
+        let t = request.time();
+        if settings.since.is_some_and(|s| t < s) || settings.until.is_some_and(|u| t >= u) {
+            self.counts.outside_window += 1;
+            return;
+        }
+        let Some(host) = self.host(request) else {
+            self.counts.no_host += 1;
+            return;
+        };
+        *self.per_host.entry(host.clone()).or_insert(0) += 1;
+        let target = String::from_utf8_lossy(request.target());
+        match self.identify(request.user_agent()) {
+            Some(crawler) => {
+                self.counts.crawler += 1;
+                let verified = request
+                    .client_ip()
+                    .and_then(|ip| self.ctx.catalogue.verify(&crawler, &self.ctx.ranges, ip));
+                self.hits.push(CrawlerHit {
+                    host,
+                    time: t,
+                    resolution: request.resolution(),
+                    crawler,
+                    verified,
+                    client: String::from_utf8_lossy(request.client()).into(),
+                    method: String::from_utf8_lossy(request.method()).into(),
+                    target: target.into(),
+                    status: request.status(),
+                });
+            }
+            None => {
+                self.counts.human += 1;
+                if let Some((engine, via)) = self
+                    .ctx
+                    .referring_engine(request.referer(), request.target())
+                {
+                    self.counts.referred += 1;
+                    self.referrals.push(Referral {
+                        host,
+                        time: t,
+                        target: target.into(),
+                        engine,
+                        via,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// One violation (a row of `violations.csv`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Violation {
+    /// Request time, UTC nanoseconds.
+    pub time: i64,
+    /// The site.
+    pub host: String,
+    /// The crawler identity (`Googlebot`, `Googlebot (unverified)`).
+    pub crawler: String,
+    /// Verified against published ranges; `None` when none are known.
+    pub verified: Option<bool>,
+    /// The client address (for noindex evidence, the crawler's fetch).
+    pub client_ip: String,
+    /// `disallow`, `crawl-delay`, `noindex` or `unavailable-after`.
+    pub kind: &'static str,
+    /// The request method.
+    pub method: String,
+    /// Path and query as logged.
+    pub url: String,
+    /// The response status.
+    pub status: u16,
+    /// The rule: `Disallow: /private/`, `Crawl-delay: 10`,
+    /// `X-Robots-Tag: noindex`, `robots.txt 5xx`.
+    pub rule: String,
+    /// The rule's line in robots.txt.
+    pub rule_line: Option<u32>,
+    /// The robots.txt version (file name or WARC date).
+    pub robots_version: Option<String>,
+    /// `gap 2s < 10s`; `referrer www.google.com; crawler fetched ...`.
+    pub detail: String,
+}
+
+/// One finding (a row of `findings.csv`): reported, not a violation.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Finding {
+    /// `spoofed-agent`, `no-robots-fetch`, `noindex-unseen`,
+    /// `robots-noindex-line`, `unknown-host`.
+    pub kind: &'static str,
+    /// The site.
+    pub host: String,
+    /// The crawler identity, empty when none applies.
+    pub crawler: String,
+    /// The URL, empty when none applies.
+    pub url: String,
+    /// How many requests (or lines) it covers.
+    pub count: u64,
+    /// What was seen.
+    pub detail: String,
+}
+
+/// One judged crawler request, for the report's per-crawler aggregation.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CrawlerRequest {
+    /// Request time, UTC nanoseconds.
+    pub time: i64,
+    /// The site.
+    pub host: String,
+    /// The crawler identity.
+    pub crawler: String,
+    /// Its operator, when known.
+    pub operator: Option<String>,
+    /// Its category.
+    pub category: &'static str,
+    /// Verified against published ranges; `None` when none are known.
+    pub verified: Option<bool>,
+    /// A fetch of `/robots.txt`?
+    pub robots_txt: bool,
+    /// Was the request judged (the host had robots information then)?
+    pub judged: bool,
+}
+
+/// What the replay found.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// Violations, sorted by time, host, crawler, url, kind.
+    pub violations: Vec<Violation>,
+    /// Findings, sorted by kind, host, crawler, url.
+    pub findings: Vec<Finding>,
+    /// Every crawler request in the window, in time order.
+    pub requests: Vec<CrawlerRequest>,
+    /// Requests by class.
+    pub counts: Counts,
+}
+
+#[cfg(test)]
+mod tests;

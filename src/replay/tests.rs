@@ -1,0 +1,715 @@
+//! Replay tests: every rule of SPEC section 8 and its near misses, on
+//! snapshots and log lines written here.
+
+use std::path::PathBuf;
+
+use super::*;
+use crate::bots::{RangeSet, parse_prefix};
+use crate::logs::{Format, parse_line};
+
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const BINGBOT: &str = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+const AHREFS: &str = "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)";
+const BROWSER: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+fn snapshot(name: &str, files: &[(&str, &str)]) -> Snapshot {
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("crawlaudit-replay-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (path, content) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    Snapshot::load(&[dir]).unwrap()
+}
+
+fn google_ranges() -> IpRanges {
+    let mut r = IpRanges::default();
+    r.insert(
+        "googlebot.json",
+        RangeSet::from_prefixes([parse_prefix("66.249.64.0/19").unwrap()]),
+    );
+    r
+}
+
+/// A combined log line on `day` (November 2026) at `hms`.
+fn line(
+    ip: &str,
+    day: u32,
+    hms: &str,
+    target: &str,
+    status: u16,
+    referer: &str,
+    ua: &str,
+) -> String {
+    format!(
+        "{ip} - - [{day:02}/Nov/2026:{hms} +0000] \"GET {target} HTTP/1.1\" {status} 100 \"{referer}\" \"{ua}\""
+    )
+}
+
+fn run(ctx: &Context, lines: &[String]) -> Outcome {
+    let format = Format::Combined.compile().unwrap();
+    let mut collector = Collector::new(ctx);
+    for l in lines {
+        collector.record(&parse_line(&format, l.as_bytes()).unwrap());
+    }
+    replay(ctx, vec![collector])
+}
+
+fn kinds(o: &Outcome) -> Vec<(String, &'static str, String, String)> {
+    o.violations
+        .iter()
+        .map(|v| {
+            (
+                crate::snapshot::format_time(v.time),
+                v.kind,
+                v.crawler.clone(),
+                v.url.clone(),
+            )
+        })
+        .collect()
+}
+
+fn ctx(snap: Snapshot) -> Context {
+    Context::new(
+        snap,
+        Catalogue::builtin(),
+        google_ranges(),
+        Settings::default(),
+    )
+}
+
+#[test]
+fn disallow_with_rule_line_and_version() {
+    let c = ctx(snapshot(
+        "disallow",
+        &[(
+            "shop.example/robots.txt",
+            "User-agent: *\nAllow: /private/ok\nDisallow: /private/\n",
+        )],
+    ));
+    let o = run(
+        &c,
+        &[
+            line("192.0.2.1", 1, "10:00:00", "/robots.txt", 200, "-", AHREFS),
+            line(
+                "192.0.2.1",
+                1,
+                "10:00:30",
+                "/private/secret?x=1",
+                200,
+                "-",
+                AHREFS,
+            ),
+            line("192.0.2.1", 1, "10:01:00", "/private/ok", 200, "-", AHREFS),
+            line("192.0.2.1", 1, "10:01:30", "/public", 200, "-", AHREFS),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-01T10:00:30Z".into(),
+            "disallow",
+            "AhrefsBot".into(),
+            "/private/secret?x=1".into()
+        )]
+    );
+    let v = &o.violations[0];
+    assert_eq!(
+        (v.rule.as_str(), v.rule_line, v.robots_version.as_deref()),
+        ("Disallow: /private/", Some(3), Some("robots.txt"))
+    );
+    assert_eq!(
+        (v.verified, v.client_ip.as_str(), v.status),
+        (None, "192.0.2.1", 200)
+    );
+    assert_eq!(
+        (o.counts.crawler, o.counts.unjudged, o.requests.len()),
+        (4, 0, 4)
+    );
+    assert!(o.requests[0].robots_txt && !o.requests[1].robots_txt);
+    assert!(o.findings.is_empty(), "{:?}", o.findings);
+}
+
+#[test]
+fn a_change_inside_the_cache_grace_is_not_a_violation() {
+    // /new/ becomes disallowed on 2026-11-05 at noon.
+    let c = ctx(snapshot(
+        "grace",
+        &[
+            (
+                "shop.example/robots/2026-11-01T00-00-00Z.txt",
+                "User-agent: *\nDisallow: /old/\n",
+            ),
+            (
+                "shop.example/robots/2026-11-05T12-00-00Z.txt",
+                "User-agent: *\nDisallow: /old/\nDisallow: /new/\n",
+            ),
+        ],
+    ));
+    let o = run(
+        &c,
+        &[
+            line("192.0.2.1", 5, "13:00:00", "/new/a", 200, "-", AHREFS),
+            line("192.0.2.1", 6, "11:59:59", "/new/b", 200, "-", AHREFS),
+            line("192.0.2.1", 6, "12:00:00", "/new/c", 200, "-", AHREFS),
+            line("192.0.2.1", 6, "12:00:01", "/new/d", 200, "-", AHREFS),
+        ],
+    );
+    // Within 24 h of the change the old version may still be cached. At
+    // exactly 24 h the window [t - 24 h, t] starts at the change itself,
+    // when the new version was already in force: a violation.
+    assert_eq!(
+        kinds(&o),
+        [
+            (
+                "2026-11-06T12:00:00Z".into(),
+                "disallow",
+                "AhrefsBot".into(),
+                "/new/c".into()
+            ),
+            (
+                "2026-11-06T12:00:01Z".into(),
+                "disallow",
+                "AhrefsBot".into(),
+                "/new/d".into()
+            ),
+        ]
+    );
+    assert_eq!(
+        o.violations[0].robots_version.as_deref(),
+        Some("2026-11-05T12-00-00Z.txt")
+    );
+    // While the cache window reaches before the first version the snapshot
+    // knows, an unknown version may have been cached: no blame. A day later
+    // the first version is all there is.
+    let o = run(
+        &c,
+        &[
+            line("192.0.2.1", 1, "00:00:00", "/old/x", 200, "-", AHREFS),
+            line("192.0.2.1", 1, "23:59:59", "/old/x", 200, "-", AHREFS),
+            line("192.0.2.1", 2, "00:00:00", "/old/y", 200, "-", AHREFS),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-02T00:00:00Z".into(),
+            "disallow",
+            "AhrefsBot".into(),
+            "/old/y".into()
+        )]
+    );
+    assert_eq!(o.counts.unjudged, 0);
+}
+
+#[test]
+fn robots_5xx_disallows_everything() {
+    let c = ctx(snapshot(
+        "5xx",
+        &[
+            (
+                "shop.example/robots/2026-10-01T00-00-00Z.txt",
+                "User-agent: *\nDisallow: /x/\n",
+            ),
+            ("shop.example/robots/2026-11-01T00-00-00Z.503", ""),
+        ],
+    ));
+    let o = run(
+        &c,
+        &[line(
+            "192.0.2.1",
+            3,
+            "00:00:00",
+            "/anything",
+            200,
+            "-",
+            AHREFS,
+        )],
+    );
+    assert_eq!(o.violations.len(), 1);
+    assert_eq!(
+        (o.violations[0].rule.as_str(), o.violations[0].rule_line),
+        ("robots.txt 5xx", None)
+    );
+    assert!(
+        o.violations[0]
+            .detail
+            .contains("503 since 2026-11-01T00:00:00Z")
+    );
+}
+
+#[test]
+fn crawl_delay_gaps_with_resolution() {
+    let c = ctx(snapshot(
+        "delay",
+        &[(
+            "shop.example/robots.txt",
+            "User-agent: *\nCrawl-delay: 10\n",
+        )],
+    ));
+    let o = run(
+        &c,
+        &[
+            line("192.0.2.1", 1, "10:00:00", "/robots.txt", 200, "-", AHREFS),
+            line("192.0.2.1", 1, "10:00:09", "/a", 200, "-", AHREFS), // 9 s + 1 s resolution = 10: at the limit, allowed
+            line("192.0.2.1", 1, "10:00:17", "/b", 200, "-", AHREFS), // 8 s + 1 = 9 < 10: a violation
+            line("192.0.2.1", 1, "10:00:27", "/c", 200, "-", AHREFS), // 10 s: fine
+            line("192.0.2.9", 1, "10:00:28", "/c", 200, "-", BINGBOT), // another crawler: its own gaps
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-01T10:00:17Z".into(),
+            "crawl-delay",
+            "AhrefsBot".into(),
+            "/b".into()
+        )]
+    );
+    let v = &o.violations[0];
+    assert_eq!(
+        (v.rule.as_str(), v.rule_line, v.detail.as_str()),
+        ("Crawl-delay: 10", Some(2), "gap 8s < 10s")
+    );
+}
+
+#[test]
+fn crawl_delay_needs_a_delay_in_every_cached_version() {
+    let c = ctx(snapshot(
+        "delay2",
+        &[
+            (
+                "shop.example/robots/2026-11-01T00-00-00Z.txt",
+                "User-agent: *\nDisallow:\n",
+            ),
+            (
+                "shop.example/robots/2026-11-02T00-00-00Z.txt",
+                "User-agent: *\nCrawl-delay: 30\n",
+            ),
+            (
+                "shop.example/robots/2026-11-04T00-00-00Z.txt",
+                "User-agent: *\nCrawl-delay: 20\n",
+            ),
+        ],
+    ));
+    let o = run(
+        &c,
+        &[
+            // Within a day of the delay's introduction: a version without one may be cached.
+            line("192.0.2.1", 2, "01:00:00", "/a", 200, "-", AHREFS),
+            line("192.0.2.1", 2, "01:00:01", "/b", 200, "-", AHREFS),
+            // Later, both 30 and 20 may be cached: the smaller, 20, counts.
+            line("192.0.2.1", 4, "01:00:00", "/c", 200, "-", AHREFS),
+            line("192.0.2.1", 4, "01:00:18", "/d", 200, "-", AHREFS),
+            line("192.0.2.1", 4, "01:00:40", "/e", 200, "-", AHREFS),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-04T01:00:18Z".into(),
+            "crawl-delay",
+            "AhrefsBot".into(),
+            "/d".into()
+        )]
+    );
+    assert_eq!(o.violations[0].detail, "gap 18s < 20s");
+}
+
+fn noindex_snapshot(name: &str) -> Snapshot {
+    snapshot(
+        name,
+        &[
+            (
+                "shop.example/robots.txt",
+                "User-agent: *\nDisallow: /private/\n",
+            ),
+            (
+                "shop.example/pages.jsonl",
+                concat!(
+                    "{\"url\": \"/gone\", \"x_robots_tag\": [\"noindex\"]}\n",
+                    "{\"url\": \"/g-only\", \"x_robots_tag\": [\"googlebot: noindex\"]}\n",
+                    "{\"url\": \"/expired\", \"meta\": [{\"name\": \"robots\", \"content\": \"unavailable_after: 2026-11-02\"}]}\n",
+                    "{\"url\": \"/private/hidden\", \"x_robots_tag\": [\"noindex\"]}\n",
+                    "{\"url\": \"/later\", \"x_robots_tag\": [\"index\"]}\n",
+                    "{\"url\": \"/later\", \"x_robots_tag\": [\"noindex\"], \"from\": \"2026-11-03T00:00:00Z\"}\n"
+                ),
+            ),
+        ],
+    )
+}
+
+#[test]
+fn noindex_evidence_after_the_index_grace() {
+    let c = ctx(noindex_snapshot("noindex"));
+    let google = "https://www.google.com/";
+    let o = run(
+        &c,
+        &[
+            line(
+                "66.249.66.1",
+                1,
+                "00:00:00",
+                "/robots.txt",
+                200,
+                "-",
+                GOOGLEBOT,
+            ),
+            line("66.249.66.1", 1, "03:00:00", "/gone", 200, "-", GOOGLEBOT),
+            line("66.249.66.1", 1, "03:00:10", "/g-only", 200, "-", GOOGLEBOT),
+            line(
+                "66.249.66.1",
+                1,
+                "03:00:20",
+                "/expired",
+                200,
+                "-",
+                GOOGLEBOT,
+            ),
+            line("66.249.66.1", 1, "03:00:30", "/later", 200, "-", GOOGLEBOT),
+            // Inside the 72 h grace: not yet evidence.
+            line("198.51.100.1", 4, "02:59:59", "/gone", 200, google, BROWSER),
+            // After it: a violation, charged to Googlebot.
+            line("198.51.100.1", 4, "03:00:00", "/gone", 200, google, BROWSER),
+            line(
+                "198.51.100.1",
+                5,
+                "00:00:00",
+                "/g-only",
+                200,
+                google,
+                BROWSER,
+            ),
+            // unavailable_after 2026-11-02T00:00 is not earlier than t_h - 72 h
+            // at exactly 2026-11-05T00:00; a second later it is.
+            line(
+                "198.51.100.1",
+                5,
+                "00:00:00",
+                "/expired",
+                200,
+                google,
+                BROWSER,
+            ),
+            line(
+                "198.51.100.1",
+                5,
+                "00:00:01",
+                "/expired",
+                200,
+                google,
+                BROWSER,
+            ),
+            // /later was indexable when fetched: no evidence.
+            line(
+                "198.51.100.1",
+                6,
+                "00:00:00",
+                "/later",
+                200,
+                google,
+                BROWSER,
+            ),
+            // Bing never fetched these: nothing to charge.
+            line(
+                "198.51.100.1",
+                6,
+                "00:00:00",
+                "/gone",
+                200,
+                "https://www.bing.com/",
+                BROWSER,
+            ),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [
+            (
+                "2026-11-04T03:00:00Z".into(),
+                "noindex",
+                "Googlebot".into(),
+                "/gone".into()
+            ),
+            (
+                "2026-11-05T00:00:00Z".into(),
+                "noindex",
+                "Googlebot".into(),
+                "/g-only".into()
+            ),
+            (
+                "2026-11-05T00:00:01Z".into(),
+                "unavailable-after",
+                "Googlebot".into(),
+                "/expired".into()
+            ),
+        ]
+    );
+    let v = &o.violations[0];
+    assert_eq!(
+        (v.rule.as_str(), v.verified, v.client_ip.as_str()),
+        ("X-Robots-Tag: noindex", Some(true), "66.249.66.1")
+    );
+    assert_eq!(
+        v.detail,
+        "referrer www.google.com; crawler fetched 2026-11-01T03:00:00Z"
+    );
+    assert_eq!(o.violations[1].rule, "X-Robots-Tag: googlebot: noindex");
+    assert_eq!(
+        o.violations[2].rule,
+        "meta robots: unavailable_after: 2026-11-02"
+    );
+    assert_eq!((o.counts.human, o.counts.referred), (7, 7));
+}
+
+#[test]
+fn rules_for_another_crawler_meta_search_and_markers() {
+    let c = ctx(noindex_snapshot("meta"));
+    let o = run(
+        &c,
+        &[
+            line("157.55.39.1", 1, "03:00:00", "/g-only", 200, "-", BINGBOT),
+            line("157.55.39.1", 1, "03:00:01", "/gone", 200, "-", BINGBOT),
+            // A googlebot-only noindex does not bind bingbot.
+            line(
+                "198.51.100.1",
+                5,
+                "00:00:00",
+                "/g-only",
+                200,
+                "https://www.bing.com/search?q=x",
+                BROWSER,
+            ),
+            // DuckDuckGo shows Bing's index: charged to bingbot.
+            line(
+                "198.51.100.1",
+                5,
+                "00:00:01",
+                "/gone",
+                200,
+                "https://duckduckgo.com/",
+                BROWSER,
+            ),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-05T00:00:01Z".into(),
+            "noindex",
+            "bingbot".into(),
+            "/gone".into()
+        )]
+    );
+    assert_eq!(
+        o.violations[0].detail,
+        "referrer duckduckgo.com; crawler fetched 2026-11-01T03:00:01Z"
+    );
+    // An assistant click with a landing marker and no Referer.
+    let o = run(
+        &c,
+        &[
+            line(
+                "20.171.207.1",
+                1,
+                "03:00:00",
+                "/gone",
+                200,
+                "-",
+                "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; OAI-SearchBot/1.0; +https://openai.com/searchbot)",
+            ),
+            line(
+                "198.51.100.1",
+                5,
+                "00:00:00",
+                "/gone?utm_source=chatgpt.com",
+                200,
+                "-",
+                BROWSER,
+            ),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-05T00:00:00Z".into(),
+            "noindex",
+            "OAI-SearchBot".into(),
+            "/gone".into()
+        )]
+    );
+    assert!(
+        o.violations[0]
+            .detail
+            .starts_with("referrer landing marker utm_source=chatgpt.com")
+    );
+}
+
+#[test]
+fn impersonators_are_charged_separately_and_are_no_evidence() {
+    let c = ctx(noindex_snapshot("spoof"));
+    let o = run(
+        &c,
+        &[
+            line(
+                "203.0.113.66",
+                1,
+                "03:00:00",
+                "/private/a",
+                200,
+                "-",
+                GOOGLEBOT,
+            ),
+            line("203.0.113.66", 1, "03:00:05", "/gone", 200, "-", GOOGLEBOT),
+            line(
+                "66.249.66.1",
+                1,
+                "03:00:10",
+                "/robots.txt",
+                200,
+                "-",
+                GOOGLEBOT,
+            ),
+            line(
+                "198.51.100.1",
+                5,
+                "00:00:00",
+                "/gone",
+                200,
+                "https://www.google.com/",
+                BROWSER,
+            ),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-01T03:00:00Z".into(),
+            "disallow",
+            "Googlebot (unverified)".into(),
+            "/private/a".into()
+        )]
+    );
+    assert_eq!(o.violations[0].verified, Some(false));
+    let spoofed: Vec<_> = o
+        .findings
+        .iter()
+        .filter(|f| f.kind == "spoofed-agent")
+        .collect();
+    assert_eq!(spoofed.len(), 1);
+    assert_eq!(
+        (spoofed[0].crawler.as_str(), spoofed[0].count),
+        ("Googlebot (unverified)", 2)
+    );
+    assert!(
+        spoofed[0].detail.contains("googlebot.json") && spoofed[0].detail.contains("203.0.113.66")
+    );
+}
+
+#[test]
+fn findings_no_robots_fetch_unseen_noindex_noindex_lines_unknown_hosts() {
+    let c = ctx(snapshot(
+        "findings",
+        &[
+            (
+                "shop.example/robots.txt",
+                "User-agent: *\nDisallow: /private/\nNoindex: /old/\n",
+            ),
+            (
+                "shop.example/pages.jsonl",
+                "{\"url\": \"/private/hidden\", \"x_robots_tag\": [\"noindex\"]}\n",
+            ),
+        ],
+    ));
+    let o = run(
+        &c,
+        &[
+            format!(
+                "192.0.2.1 - - [01/Nov/2026:10:00:00 +0000] \"GET http://shop.example/a HTTP/1.1\" 200 1 \"-\" \"{AHREFS}\""
+            ),
+            format!(
+                "192.0.2.1 - - [01/Nov/2026:10:00:00 +0000] \"GET http://other.example/a HTTP/1.1\" 200 1 \"-\" \"{AHREFS}\""
+            ),
+            format!(
+                "192.0.2.2 - - [01/Nov/2026:10:00:00 +0000] \"GET http://other.example/b HTTP/1.1\" 200 1 \"-\" \"{BROWSER}\""
+            ),
+        ],
+    );
+    let found: Vec<(&str, &str, &str, &str, u64)> = o
+        .findings
+        .iter()
+        .map(|f| {
+            (
+                f.kind,
+                f.host.as_str(),
+                f.crawler.as_str(),
+                f.url.as_str(),
+                f.count,
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("no-robots-fetch", "other.example", "AhrefsBot", "", 1),
+            ("no-robots-fetch", "shop.example", "AhrefsBot", "", 1),
+            (
+                "noindex-unseen",
+                "shop.example",
+                "AhrefsBot",
+                "/private/hidden",
+                1
+            ),
+            ("robots-noindex-line", "shop.example", "", "/robots.txt", 1),
+            ("unknown-host", "other.example", "", "", 2),
+        ]
+    );
+    assert!(
+        o.findings[2]
+            .detail
+            .contains("X-Robots-Tag: noindex cannot be seen")
+            && o.findings[2].detail.contains("2: Disallow: /private/")
+    );
+    assert_eq!(o.counts.unjudged, 1, "the other.example crawler request");
+}
+
+#[test]
+fn window_site_and_counts() {
+    let snap = snapshot(
+        "window",
+        &[("shop.example/robots.txt", "User-agent: *\nDisallow: /x\n")],
+    );
+    let t = |s: &str| i64::try_from(s.parse::<jiff::Timestamp>().unwrap().as_nanosecond()).unwrap();
+    let settings = Settings {
+        since: Some(t("2026-11-02T00:00:00Z")),
+        until: Some(t("2026-11-03T00:00:00Z")),
+        ..Settings::default()
+    };
+    let c = Context::new(snap, Catalogue::builtin(), IpRanges::default(), settings);
+    assert_eq!(
+        c.default_host(),
+        Some("shop.example"),
+        "a one-host snapshot is the default site"
+    );
+    let o = run(
+        &c,
+        &[
+            line("192.0.2.1", 1, "23:59:59", "/x", 200, "-", AHREFS),
+            line("192.0.2.1", 2, "00:00:00", "/x", 200, "-", AHREFS),
+            line("192.0.2.1", 3, "00:00:00", "/x", 200, "-", AHREFS),
+            "192.0.2.1 - - [02/Nov/2026:00:00:00 +0000] \"-\" 408 0 \"-\" \"-\"".to_string(),
+        ],
+    );
+    assert_eq!(o.violations.len(), 1);
+    assert_eq!(
+        (
+            o.counts.requests,
+            o.counts.outside_window,
+            o.counts.not_requests,
+            o.counts.crawler
+        ),
+        (4, 2, 1, 1)
+    );
+}
