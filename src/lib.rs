@@ -18,6 +18,9 @@
 //! - [`replay`]: every crawler request judged against the robots.txt
 //!   versions it may have cached, crawl-delays and indexing rules, with
 //!   findings (spoofed agents, crawlers that never read robots.txt, ...).
+//! - [`report`]: the only module that uses polars: violations, crawlers
+//!   and findings tables as CSV, Parquet and NDJSON, and `summary.json`,
+//!   written atomically.
 //! - [`indexing`]: `X-Robots-Tag` header lines and robots `<meta>` tags, and
 //!   the effective indexing rules for one crawler, with their provenance.
 //!
@@ -35,5 +38,6 @@ pub mod bots;
 pub mod indexing;
 pub mod logs;
 pub mod replay;
+pub mod report;
 pub mod robots;
 pub mod snapshot;

@@ -1,0 +1,512 @@
+//! The report (SPEC section 9), the only module that uses polars: the
+//! replay's rows become frames (`violations`, `crawlers`, `findings`),
+//! polars aggregates the per-crawler table, and the writers produce CSV
+//! (times in RFC 3339), Parquet (UTC timestamps), NDJSON and `summary.json`,
+//! into a temporary directory renamed into place when complete.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+use serde_json::{Value, json};
+
+use crate::logs::FileReport;
+use crate::replay::{CrawlerRequest, Finding, Outcome, Violation};
+use crate::snapshot::format_time;
+
+/// An error writing a report.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// polars could not build or write a frame.
+    #[error("cannot build the report: {0}")]
+    Polars(#[from] PolarsError),
+    /// A file or directory could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Which files to write (`--output-formats`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputFormats {
+    /// `violations.csv`, `crawlers.csv`, `findings.csv`.
+    pub csv: bool,
+    /// The same tables as Parquet.
+    pub parquet: bool,
+    /// `summary.json`, and the tables as NDJSON.
+    pub json: bool,
+}
+
+impl Default for OutputFormats {
+    fn default() -> Self {
+        OutputFormats {
+            csv: true,
+            parquet: true,
+            json: true,
+        }
+    }
+}
+
+/// Column names of `violations.csv`, in order.
+pub const VIOLATION_COLUMNS: [&str; 13] = [
+    "time",
+    "host",
+    "crawler",
+    "verified",
+    "client_ip",
+    "kind",
+    "method",
+    "url",
+    "status",
+    "rule",
+    "rule_line",
+    "robots_version",
+    "detail",
+];
+
+/// Column names of `crawlers.csv`, in order.
+pub const CRAWLER_COLUMNS: [&str; 13] = [
+    "crawler",
+    "operator",
+    "verified",
+    "requests",
+    "robots_txt_fetches",
+    "disallow",
+    "crawl_delay",
+    "noindex",
+    "unavailable_after",
+    "violation_rate",
+    "hosts",
+    "first_seen",
+    "last_seen",
+];
+
+/// Column names of `findings.csv`, in order.
+pub const FINDING_COLUMNS: [&str; 6] = ["kind", "host", "crawler", "url", "count", "detail"];
+
+fn utc(nanos: Vec<i64>, name: &str) -> PolarsResult<Column> {
+    Column::new(name.into(), nanos).cast(&DataType::Datetime(
+        TimeUnit::Nanoseconds,
+        Some(TimeZone::UTC),
+    ))
+}
+
+fn violations_frame(rows: &[Violation]) -> PolarsResult<DataFrame> {
+    let s = |f: fn(&Violation) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
+    DataFrame::new_infer_height(vec![
+        utc(rows.iter().map(|v| v.time).collect(), "time")?,
+        Column::new("host".into(), s(|v| &v.host)),
+        Column::new("crawler".into(), s(|v| &v.crawler)),
+        Column::new(
+            "verified".into(),
+            rows.iter().map(|v| v.verified).collect::<Vec<_>>(),
+        ),
+        Column::new("client_ip".into(), s(|v| &v.client_ip)),
+        Column::new(
+            "kind".into(),
+            rows.iter().map(|v| v.kind).collect::<Vec<_>>(),
+        ),
+        Column::new("method".into(), s(|v| &v.method)),
+        Column::new("url".into(), s(|v| &v.url)),
+        Column::new(
+            "status".into(),
+            rows.iter().map(|v| i32::from(v.status)).collect::<Vec<_>>(),
+        ),
+        Column::new("rule".into(), s(|v| &v.rule)),
+        Column::new(
+            "rule_line".into(),
+            rows.iter()
+                .map(|v| v.rule_line.map(i64::from))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "robots_version".into(),
+            rows.iter()
+                .map(|v| v.robots_version.as_deref())
+                .collect::<Vec<_>>(),
+        ),
+        Column::new("detail".into(), s(|v| &v.detail)),
+    ])
+}
+
+fn findings_frame(rows: &[Finding]) -> PolarsResult<DataFrame> {
+    DataFrame::new_infer_height(vec![
+        Column::new(
+            "kind".into(),
+            rows.iter().map(|f| f.kind).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "host".into(),
+            rows.iter().map(|f| f.host.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "crawler".into(),
+            rows.iter().map(|f| f.crawler.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "url".into(),
+            rows.iter().map(|f| f.url.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "count".into(),
+            rows.iter().map(|f| f.count).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "detail".into(),
+            rows.iter().map(|f| f.detail.as_str()).collect::<Vec<_>>(),
+        ),
+    ])
+}
+
+fn requests_frame(rows: &[CrawlerRequest]) -> PolarsResult<DataFrame> {
+    DataFrame::new_infer_height(vec![
+        Column::new(
+            "time".into(),
+            rows.iter().map(|r| r.time).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "host".into(),
+            rows.iter().map(|r| r.host.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "crawler".into(),
+            rows.iter().map(|r| r.crawler.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "operator".into(),
+            rows.iter()
+                .map(|r| r.operator.as_deref())
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "verified".into(),
+            rows.iter().map(|r| r.verified).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "robots_txt".into(),
+            rows.iter()
+                .map(|r| u32::from(r.robots_txt))
+                .collect::<Vec<_>>(),
+        ),
+    ])
+}
+
+/// The per-crawler table, aggregated by polars: requests, robots.txt
+/// fetches, hosts, first and last seen from the requests; violations by
+/// kind from the violations; sorted by violations (most first), then name.
+fn crawlers_frame(requests: &DataFrame, violations: &DataFrame) -> PolarsResult<DataFrame> {
+    let per_request = requests.clone().lazy().group_by([col("crawler")]).agg([
+        col("operator").first().alias("operator"),
+        col("verified").max().alias("verified"),
+        len().cast(DataType::UInt64).alias("requests"),
+        col("robots_txt")
+            .sum()
+            .cast(DataType::UInt64)
+            .alias("robots_txt_fetches"),
+        col("host").n_unique().cast(DataType::UInt64).alias("hosts"),
+        col("time").min().alias("first_seen"),
+        col("time").max().alias("last_seen"),
+    ]);
+    let kind_count = |kind: &str| {
+        col("kind")
+            .eq(lit(kind))
+            .cast(DataType::UInt64)
+            .sum()
+            .alias(kind.replace('-', "_"))
+    };
+    let per_violation = violations.clone().lazy().group_by([col("crawler")]).agg([
+        kind_count("disallow"),
+        kind_count("crawl-delay"),
+        kind_count("noindex"),
+        kind_count("unavailable-after"),
+    ]);
+    let counts = ["disallow", "crawl_delay", "noindex", "unavailable_after"];
+    let total = counts.iter().fold(lit(0u64), |acc, c| acc + col(*c));
+    let df = per_request
+        .left_join(per_violation, col("crawler"), col("crawler"))
+        .with_columns(
+            counts
+                .iter()
+                .map(|c| col(*c).fill_null(lit(0u64)))
+                .collect::<Vec<_>>(),
+        )
+        .with_column(total.clone().alias("violations"))
+        .with_column(
+            (total.cast(DataType::Float64) / col("requests").cast(DataType::Float64))
+                .alias("violation_rate"),
+        )
+        .sort(
+            ["violations", "crawler"],
+            SortMultipleOptions::default().with_order_descending_multi([true, false]),
+        )
+        .collect()?;
+    let mut df = df.select(CRAWLER_COLUMNS)?;
+    let first: Vec<i64> = df
+        .column("first_seen")?
+        .i64()?
+        .into_no_null_iter()
+        .collect();
+    let last: Vec<i64> = df.column("last_seen")?.i64()?.into_no_null_iter().collect();
+    df.with_column(utc(first, "first_seen")?)?;
+    df.with_column(utc(last, "last_seen")?)?;
+    Ok(df)
+}
+
+/// The report's tables and summary.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// One row per violation, columns [`VIOLATION_COLUMNS`].
+    pub violations: DataFrame,
+    /// One row per crawler identity, columns [`CRAWLER_COLUMNS`].
+    pub crawlers: DataFrame,
+    /// One row per finding, columns [`FINDING_COLUMNS`].
+    pub findings: DataFrame,
+    /// `summary.json`.
+    pub summary: Value,
+}
+
+/// What `summary.json` reports besides the outcome.
+#[derive(Clone, Debug, Default)]
+pub struct RunInfo {
+    /// Per-input accounting.
+    pub inputs: Vec<FileReport>,
+    /// Snapshot paths.
+    pub snapshots: Vec<String>,
+    /// Settings, as the user gave them (`{"robots_cache_grace": "24h", ...}`).
+    pub settings: BTreeMap<String, Value>,
+    /// Seconds the run took (volatile: the one value that differs between
+    /// two runs over the same input).
+    pub seconds: f64,
+}
+
+impl Report {
+    /// Builds the frames and the summary.
+    ///
+    /// # Errors
+    /// polars failing to build a frame (which would be a bug).
+    pub fn build(outcome: &Outcome, run: &RunInfo) -> Result<Report, ReportError> {
+        let violations = violations_frame(&outcome.violations)?;
+        let findings = findings_frame(&outcome.findings)?;
+        let crawlers = crawlers_frame(&requests_frame(&outcome.requests)?, &violations)?;
+        let mut totals = BTreeMap::new();
+        for kind in ["disallow", "crawl-delay", "noindex", "unavailable-after"] {
+            totals.insert(
+                kind,
+                outcome.violations.iter().filter(|v| v.kind == kind).count(),
+            );
+        }
+        let mut finding_totals: BTreeMap<&str, u64> = BTreeMap::new();
+        for f in &outcome.findings {
+            *finding_totals.entry(f.kind).or_insert(0) += f.count;
+        }
+        let times = outcome.requests.iter().map(|r| r.time);
+        let window = match (times.clone().min(), times.max()) {
+            (Some(a), Some(b)) => json!({"first": format_time(a), "last": format_time(b)}),
+            _ => Value::Null,
+        };
+        let top: Vec<Value> = (0..crawlers.height().min(10))
+            .map(|i| {
+                let get = |c: &str| {
+                    crawlers
+                        .column(c)
+                        .ok()
+                        .and_then(|col| col.get(i).ok())
+                        .map(|v| v.to_string())
+                };
+                let number = |c: &str| get(c).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+                let violations: u64 = ["disallow", "crawl_delay", "noindex", "unavailable_after"]
+                    .iter()
+                    .map(|c| number(c))
+                    .sum();
+                json!({
+                    "crawler": get("crawler").unwrap_or_default().trim_matches('"'),
+                    "requests": number("requests"),
+                    "violations": violations,
+                })
+            })
+            .collect();
+        let summary = json!({
+            "tool": {"name": "crawlaudit", "version": env!("CARGO_PKG_VERSION")},
+            "inputs": {
+                "files": run.inputs,
+                "bytes": run.inputs.iter().map(|f| f.bytes).sum::<u64>(),
+                "lines": run.inputs.iter().map(|f| f.lines).sum::<u64>(),
+                "parsed": run.inputs.iter().map(|f| f.parsed).sum::<u64>(),
+                "bad_lines": run.inputs.iter().map(|f| f.bad).sum::<u64>(),
+                "faults": run.inputs.iter().filter_map(|f| f.fault.as_ref().map(|m| json!({"file": f.path, "fault": m}))).collect::<Vec<_>>(),
+                "snapshots": run.snapshots,
+            },
+            "window": window,
+            "requests": outcome.counts,
+            "violations": totals,
+            "findings": finding_totals,
+            "top_crawlers": top,
+            "settings": run.settings,
+            "run": {"seconds": (run.seconds * 1000.0).round() / 1000.0},
+        });
+        Ok(Report {
+            violations,
+            crawlers,
+            findings,
+            summary,
+        })
+    }
+
+    /// Writes the report into `out`, atomically: everything goes into a
+    /// temporary directory beside it, which replaces `out` only when
+    /// complete, so a failed run leaves the previous report (or none).
+    ///
+    /// # Errors
+    /// A file or directory that cannot be written (the temporary directory
+    /// is removed).
+    pub fn write(&self, out: &Path, formats: OutputFormats) -> Result<(), ReportError> {
+        let parent = out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ReportError::Io { path, source }
+        };
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "reports".into());
+        let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+        let result = self.write_files(&tmp, formats);
+        if let Err(e) = result {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+        // Swap: the old report moves aside, the new one takes its name.
+        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+        if out.exists() {
+            std::fs::rename(out, &old).map_err(io(out))?;
+        }
+        if let Err(source) = std::fs::rename(&tmp, out) {
+            let _ = std::fs::rename(&old, out);
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(ReportError::Io {
+                path: out.to_path_buf(),
+                source,
+            });
+        }
+        let _ = std::fs::remove_dir_all(&old);
+        Ok(())
+    }
+
+    fn write_files(&self, dir: &Path, formats: OutputFormats) -> Result<(), ReportError> {
+        let tables = [
+            ("violations", &self.violations),
+            ("crawlers", &self.crawlers),
+            ("findings", &self.findings),
+        ];
+        for (name, df) in tables {
+            if formats.csv {
+                let path = dir.join(format!("{name}.csv"));
+                let mut frame = rfc3339_times(df)?;
+                let file = File::create(&path).map_err(|source| ReportError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                let mut w = BufWriter::new(file);
+                CsvWriter::new(&mut w)
+                    .include_header(true)
+                    .finish(&mut frame)?;
+                w.flush()
+                    .map_err(|source| ReportError::Io { path, source })?;
+            }
+            if formats.parquet {
+                let path = dir.join(format!("{name}.parquet"));
+                let file = File::create(&path).map_err(|source| ReportError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                ParquetWriter::new(file).finish(&mut df.clone())?;
+            }
+            if formats.json {
+                let path = dir.join(format!("{name}.ndjson"));
+                write_ndjson(&path, df)?;
+            }
+        }
+        if formats.json {
+            let path = dir.join("summary.json");
+            let text = serde_json::to_string_pretty(&self.summary).expect("JSON values serialize");
+            std::fs::write(&path, text + "\n")
+                .map_err(|source| ReportError::Io { path, source })?;
+        }
+        Ok(())
+    }
+}
+
+/// A copy of `df` whose datetime columns are RFC 3339 strings
+/// (`2026-11-01T03:00:00Z`), as the CSV files show times.
+fn rfc3339_times(df: &DataFrame) -> PolarsResult<DataFrame> {
+    let mut out = df.clone();
+    for name in df.get_column_names_owned() {
+        let column = df.column(&name)?;
+        if matches!(column.dtype(), DataType::Datetime(..)) {
+            let nanos = column.cast(&DataType::Int64)?;
+            let text: Vec<Option<String>> =
+                nanos.i64()?.iter().map(|v| v.map(format_time)).collect();
+            out.with_column(Column::new(name.clone(), text))?;
+        }
+    }
+    Ok(out)
+}
+
+/// One JSON object per row, values as the CSV shows them (times RFC 3339,
+/// nulls as null).
+fn write_ndjson(path: &Path, df: &DataFrame) -> Result<(), ReportError> {
+    let frame = rfc3339_times(df)?;
+    let file = File::create(path).map_err(|source| ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut w = BufWriter::new(file);
+    let names = frame.get_column_names_owned();
+    for i in 0..frame.height() {
+        let mut obj = serde_json::Map::new();
+        for name in &names {
+            let value = frame.column(name)?.get(i)?;
+            let v = match value {
+                AnyValue::Null => Value::Null,
+                AnyValue::Boolean(b) => Value::Bool(b),
+                AnyValue::String(s) => Value::from(s),
+                AnyValue::StringOwned(s) => Value::from(s.as_str()),
+                AnyValue::Int32(n) => Value::from(n),
+                AnyValue::Int64(n) => Value::from(n),
+                AnyValue::UInt32(n) => Value::from(n),
+                AnyValue::UInt64(n) => Value::from(n),
+                AnyValue::Float64(f) => Value::from(f),
+                other => Value::from(other.to_string()),
+            };
+            obj.insert(name.to_string(), v);
+        }
+        serde_json::to_writer(&mut w, &obj).map_err(|e| ReportError::Io {
+            path: path.to_path_buf(),
+            source: e.into(),
+        })?;
+        w.write_all(b"\n").map_err(|source| ReportError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    w.flush().map_err(|source| ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests;

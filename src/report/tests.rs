@@ -1,0 +1,296 @@
+//! Report tests: columns and types of SPEC section 9, the per-crawler
+//! aggregation, CSV/NDJSON/Parquet writing, determinism and atomicity.
+
+use super::*;
+use crate::replay::Counts;
+
+fn t(text: &str) -> i64 {
+    i64::try_from(text.parse::<jiff::Timestamp>().unwrap().as_nanosecond()).unwrap()
+}
+
+fn violation(time: &str, crawler: &str, kind: &'static str, url: &str) -> Violation {
+    Violation {
+        time: t(time),
+        host: "shop.example".into(),
+        crawler: crawler.into(),
+        verified: if crawler.ends_with("(unverified)") {
+            Some(false)
+        } else {
+            None
+        },
+        client_ip: "192.0.2.1".into(),
+        kind,
+        method: "GET".into(),
+        url: url.into(),
+        status: 200,
+        rule: "Disallow: /private/".into(),
+        rule_line: (kind == "disallow").then_some(2),
+        robots_version: Some("robots.txt".into()),
+        detail: String::new(),
+    }
+}
+
+fn request(time: &str, host: &str, crawler: &str, robots_txt: bool) -> CrawlerRequest {
+    CrawlerRequest {
+        time: t(time),
+        host: host.into(),
+        crawler: crawler.into(),
+        operator: (crawler == "AhrefsBot").then(|| "Ahrefs".to_string()),
+        category: "seo",
+        verified: if crawler.ends_with("(unverified)") {
+            Some(false)
+        } else {
+            None
+        },
+        robots_txt,
+        judged: true,
+    }
+}
+
+fn outcome() -> Outcome {
+    Outcome {
+        violations: vec![
+            violation(
+                "2026-11-01T10:00:00Z",
+                "AhrefsBot",
+                "disallow",
+                "/private/a",
+            ),
+            violation("2026-11-01T10:00:05Z", "AhrefsBot", "crawl-delay", "/b"),
+            violation(
+                "2026-11-01T11:00:00Z",
+                "Googlebot (unverified)",
+                "disallow",
+                "/private/c",
+            ),
+        ],
+        findings: vec![Finding {
+            kind: "spoofed-agent",
+            host: "shop.example".into(),
+            crawler: "Googlebot (unverified)".into(),
+            url: String::new(),
+            count: 1,
+            detail: "1 request claims to be Googlebot".into(),
+        }],
+        requests: vec![
+            request("2026-11-01T09:59:00Z", "shop.example", "AhrefsBot", true),
+            request("2026-11-01T10:00:00Z", "shop.example", "AhrefsBot", false),
+            request("2026-11-01T10:00:05Z", "blog.example", "AhrefsBot", false),
+            request("2026-11-01T10:00:06Z", "shop.example", "AhrefsBot", false),
+            request(
+                "2026-11-01T11:00:00Z",
+                "shop.example",
+                "Googlebot (unverified)",
+                false,
+            ),
+            request("2026-11-01T12:00:00Z", "shop.example", "Zorkbot", false),
+        ],
+        counts: Counts {
+            requests: 6,
+            crawler: 6,
+            ..Counts::default()
+        },
+    }
+}
+
+#[test]
+fn frames_have_the_spec_columns_and_types() {
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    let names = |df: &DataFrame| {
+        df.get_column_names_owned()
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&report.violations), VIOLATION_COLUMNS);
+    assert_eq!(names(&report.crawlers), CRAWLER_COLUMNS);
+    assert_eq!(names(&report.findings), FINDING_COLUMNS);
+    let dtype = |df: &DataFrame, c: &str| df.column(c).unwrap().dtype().clone();
+    let utc = DataType::Datetime(TimeUnit::Nanoseconds, Some(TimeZone::UTC));
+    assert_eq!(dtype(&report.violations, "time"), utc);
+    assert_eq!(dtype(&report.violations, "verified"), DataType::Boolean);
+    assert_eq!(dtype(&report.violations, "status"), DataType::Int32);
+    assert_eq!(dtype(&report.violations, "rule_line"), DataType::Int64);
+    assert_eq!(dtype(&report.crawlers, "first_seen"), utc);
+    assert_eq!(dtype(&report.crawlers, "violation_rate"), DataType::Float64);
+    assert_eq!(dtype(&report.findings, "count"), DataType::UInt64);
+}
+
+#[test]
+fn crawlers_are_aggregated_and_ranked() {
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    let c = &report.crawlers;
+    let col_str = |name: &str| {
+        c.column(name)
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect::<Vec<_>>()
+    };
+    let col_u64 = |name: &str| {
+        c.column(name)
+            .unwrap()
+            .u64()
+            .unwrap()
+            .into_no_null_iter()
+            .collect::<Vec<_>>()
+    };
+    // Most violations first, then by name.
+    assert_eq!(
+        col_str("crawler"),
+        [
+            Some("AhrefsBot".into()),
+            Some("Googlebot (unverified)".into()),
+            Some("Zorkbot".into())
+        ]
+    );
+    assert_eq!(col_str("operator"), [Some("Ahrefs".into()), None, None]);
+    assert_eq!(col_u64("requests"), [4, 1, 1]);
+    assert_eq!(col_u64("robots_txt_fetches"), [1, 0, 0]);
+    assert_eq!(col_u64("disallow"), [1, 1, 0]);
+    assert_eq!(col_u64("crawl_delay"), [1, 0, 0]);
+    assert_eq!(col_u64("noindex"), [0, 0, 0]);
+    assert_eq!(col_u64("hosts"), [2, 1, 1]);
+    let rates: Vec<f64> = c
+        .column("violation_rate")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .into_no_null_iter()
+        .collect();
+    assert_eq!(rates, [0.5, 1.0, 0.0]);
+    let verified: Vec<Option<bool>> = c
+        .column("verified")
+        .unwrap()
+        .bool()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(verified, [None, Some(false), None]);
+    assert_eq!(report.summary["violations"]["disallow"], 2);
+    assert_eq!(report.summary["top_crawlers"][0]["crawler"], "AhrefsBot");
+    assert_eq!(report.summary["top_crawlers"][0]["violations"], 2);
+    assert_eq!(report.summary["window"]["first"], "2026-11-01T09:59:00Z");
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("crawlaudit-report-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn files_are_written_deterministically() {
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    let dir = temp("write");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    report.write(&a, OutputFormats::default()).unwrap();
+    Report::build(&outcome(), &RunInfo::default())
+        .unwrap()
+        .write(&b, OutputFormats::default())
+        .unwrap();
+    for file in [
+        "violations.csv",
+        "crawlers.csv",
+        "findings.csv",
+        "violations.ndjson",
+        "crawlers.ndjson",
+        "findings.ndjson",
+        "summary.json",
+    ] {
+        assert_eq!(
+            std::fs::read(a.join(file)).unwrap(),
+            std::fs::read(b.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    let csv = std::fs::read_to_string(a.join("violations.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next().unwrap(), VIOLATION_COLUMNS.join(","));
+    // A null (verified unknown) is an empty field; an empty string (no
+    // detail) is written "" so the two stay apart.
+    assert_eq!(
+        lines.next().unwrap(),
+        "2026-11-01T10:00:00Z,shop.example,AhrefsBot,,192.0.2.1,disallow,GET,/private/a,200,Disallow: /private/,2,robots.txt,\"\""
+    );
+    let first = std::fs::read_to_string(a.join("violations.ndjson"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let row: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(
+        (
+            row["time"].as_str(),
+            row["verified"].is_null(),
+            row["rule_line"].as_i64()
+        ),
+        (Some("2026-11-01T10:00:00Z"), true, Some(2))
+    );
+    let crawlers = std::fs::read_to_string(a.join("crawlers.csv")).unwrap();
+    assert!(crawlers.starts_with(&(CRAWLER_COLUMNS.join(",") + "\nAhrefsBot,Ahrefs,,4,1,1,1,0,0,0.5,2,2026-11-01T09:59:00Z,2026-11-01T10:00:06Z\n")), "{crawlers}");
+    // Parquet keeps the types.
+    let parquet = ParquetReader::new(File::open(a.join("violations.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    assert_eq!(
+        parquet.column("time").unwrap().dtype(),
+        &DataType::Datetime(TimeUnit::Nanoseconds, Some(TimeZone::UTC))
+    );
+    assert_eq!(parquet.height(), 3);
+    // Only the formats asked for.
+    let c = dir.join("csv-only");
+    report
+        .write(
+            &c,
+            OutputFormats {
+                csv: true,
+                parquet: false,
+                json: false,
+            },
+        )
+        .unwrap();
+    let mut files: Vec<String> = std::fs::read_dir(&c)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["crawlers.csv", "findings.csv", "violations.csv"]);
+}
+
+#[test]
+fn writing_is_atomic() {
+    let dir = temp("atomic");
+    let out = dir.join("reports");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("old.txt"), "previous report").unwrap();
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    report.write(&out, OutputFormats::default()).unwrap();
+    assert!(
+        !out.join("old.txt").exists(),
+        "the new report replaces the old one whole"
+    );
+    assert!(out.join("violations.csv").exists());
+    // A report that cannot be written leaves what was there.
+    let blocked = dir.join("file");
+    std::fs::write(&blocked, "a file, not a directory").unwrap();
+    let err = report
+        .write(&blocked.join("reports"), OutputFormats::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cannot write"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&blocked).unwrap(),
+        "a file, not a directory"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
