@@ -2,7 +2,10 @@
 //! replay's rows become frames (`violations`, `crawlers`, `findings`),
 //! polars aggregates the per-crawler table, and the writers produce CSV
 //! (times in RFC 3339), Parquet (UTC timestamps), NDJSON and `summary.json`,
-//! into a temporary directory renamed into place when complete.
+//! and a self-contained `report.html`, into a temporary directory renamed
+//! into place when complete.
+
+mod html;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -42,6 +45,8 @@ pub struct OutputFormats {
     pub parquet: bool,
     /// `summary.json`, and the tables as NDJSON.
     pub json: bool,
+    /// `report.html`.
+    pub html: bool,
 }
 
 impl Default for OutputFormats {
@@ -50,6 +55,7 @@ impl Default for OutputFormats {
             csv: true,
             parquet: true,
             json: true,
+            html: true,
         }
     }
 }
@@ -270,6 +276,8 @@ pub struct Report {
     pub findings: DataFrame,
     /// `summary.json`.
     pub summary: Value,
+    /// `report.html`.
+    pub html: String,
 }
 
 /// What `summary.json` reports besides the outcome.
@@ -351,12 +359,15 @@ impl Report {
             "settings": run.settings,
             "run": {"seconds": (run.seconds * 1000.0).round() / 1000.0},
         });
-        Ok(Report {
+        let mut report = Report {
             violations,
             crawlers,
             findings,
             summary,
-        })
+            html: String::new(),
+        };
+        report.html = html::render(&report, outcome)?;
+        Ok(report)
     }
 
     /// Writes the report into `out`, atomically: everything goes into a
@@ -438,6 +449,10 @@ impl Report {
                 let path = dir.join(format!("{name}.ndjson"));
                 write_ndjson(&path, df)?;
             }
+        }
+        if formats.html {
+            let path = dir.join("report.html");
+            std::fs::write(&path, &self.html).map_err(|source| ReportError::Io { path, source })?;
         }
         if formats.json {
             let path = dir.join("summary.json");

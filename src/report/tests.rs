@@ -200,6 +200,7 @@ fn files_are_written_deterministically() {
         "crawlers.ndjson",
         "findings.ndjson",
         "summary.json",
+        "report.html",
     ] {
         assert_eq!(
             std::fs::read(a.join(file)).unwrap(),
@@ -251,6 +252,7 @@ fn files_are_written_deterministically() {
                 csv: true,
                 parquet: false,
                 json: false,
+                html: false,
             },
         )
         .unwrap();
@@ -293,4 +295,40 @@ fn writing_is_atomic() {
         .filter(|n| n.to_string_lossy().starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn html_is_self_contained_and_complete() {
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    let html = &report.html;
+    assert!(html.starts_with("<!doctype html>") && html.ends_with("</html>\n"));
+    // Nothing is fetched from the network: no external scripts, styles,
+    // images or fonts.
+    for external in ["<script", "<link", "src=\"http", "url(http", "@import"] {
+        assert!(!html.contains(external), "{external}");
+    }
+    for section in [
+        "Crawlers, most violations first",
+        "Violations over time",
+        "Most violated rules",
+        "Findings",
+        "Input",
+    ] {
+        assert!(html.contains(&format!("<h2>{section}</h2>")), "{section}");
+    }
+    // Headline numbers, ranking, verification, category, the chart.
+    assert!(html.contains("<b class=bad>3</b><span>violations</span>"));
+    let ahrefs = html.find("<tr><td>AhrefsBot</td>").unwrap();
+    let zork = html.find("<tr><td>Zorkbot</td>").unwrap();
+    assert!(ahrefs < zork);
+    assert!(html.contains(
+        "<td>Googlebot (unverified)</td><td>seo</td><td><span class=bad>impersonator</span>"
+    ));
+    assert!(
+        html.contains("<svg viewBox")
+            && html.contains("<polyline")
+            && html.contains("<title>AhrefsBot</title>")
+    );
+    assert!(html.contains("<code>Disallow: /private/</code></td><td class=n>2</td>"));
+    assert!(html.contains("spoofed-agent"));
 }

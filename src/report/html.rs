@@ -1,0 +1,364 @@
+//! `report.html`: one self-contained page (inline CSS and SVG, no network)
+//! with the headline numbers, crawlers ranked by violations, violations over
+//! time per crawler, the most violated rules, findings and bad input.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use polars::prelude::*;
+use serde_json::Value;
+
+use super::{Report, ReportError};
+use crate::replay::Outcome;
+use crate::snapshot::format_time;
+
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn cell(df: &DataFrame, column: &str, row: usize) -> String {
+    match df.column(column).and_then(|c| c.get(row)) {
+        Ok(AnyValue::Null) | Err(_) => String::new(),
+        Ok(AnyValue::String(s)) => s.to_string(),
+        Ok(AnyValue::StringOwned(s)) => s.to_string(),
+        Ok(AnyValue::Boolean(b)) => if b { "yes" } else { "no" }.to_string(),
+        Ok(AnyValue::Float64(f)) => format!("{:.1}%", f * 100.0),
+        Ok(AnyValue::Datetime(ns, _, _)) => format_time(ns),
+        Ok(v) => v.to_string(),
+    }
+}
+
+const STYLE: &str = "
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
+main{max-width:1180px;margin:0 auto;padding:24px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px}
+.sub{color:#5b6474}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12px;margin-top:18px}
+.card{background:#fff;border:1px solid #e3e6eb;border-radius:8px;padding:12px 14px}
+.card b{display:block;font-size:22px}.card span{color:#5b6474;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
+table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #e3e6eb;border-radius:8px;overflow:hidden}
+th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #eef0f3;vertical-align:top}
+th{background:#f0f2f5;font-weight:600;font-size:12px;text-transform:uppercase;letter-spacing:.03em;color:#4a5261}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.bad{color:#b42318;font-weight:600}.ok{color:#067647}.muted{color:#8a93a3}
+.chart{background:#fff;border:1px solid #e3e6eb;border-radius:8px;padding:8px}
+code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;background:#f0f2f5;padding:1px 4px;border-radius:4px;word-break:break-all}
+";
+
+const COLORS: [&str; 8] = [
+    "#d92d20", "#1570ef", "#dc6803", "#039855", "#7a5af8", "#e31b54", "#0e9384", "#475467",
+];
+
+/// Violations over time for the crawlers with the most, as an SVG line
+/// chart: hourly buckets when the violations span under four days, else
+/// daily.
+fn chart(outcome: &Outcome, crawlers: &[String]) -> String {
+    let times: Vec<i64> = outcome.violations.iter().map(|v| v.time).collect();
+    let (Some(&min), Some(&max)) = (times.iter().min(), times.iter().max()) else {
+        return "<p class=muted>No violations.</p>".to_string();
+    };
+    const HOUR: i64 = 3_600_000_000_000;
+    let bucket = if max - min < 96 * HOUR {
+        HOUR
+    } else {
+        24 * HOUR
+    };
+    let start = min - min.rem_euclid(bucket);
+    let n = ((max - start) / bucket + 1) as usize;
+    let mut series: BTreeMap<&str, Vec<u64>> = crawlers
+        .iter()
+        .map(|c| (c.as_str(), vec![0u64; n]))
+        .collect();
+    for v in &outcome.violations {
+        if let Some(s) = series.get_mut(v.crawler.as_str()) {
+            s[((v.time - start) / bucket) as usize] += 1;
+        }
+    }
+    let peak = series
+        .values()
+        .flat_map(|s| s.iter().copied())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let (w, h, left, bottom, top) = (1100.0, 260.0, 44.0, 28.0, 10.0);
+    let x = |i: usize| {
+        left + (w - left - 10.0)
+            * if n > 1 {
+                i as f64 / (n - 1) as f64
+            } else {
+                0.5
+            }
+    };
+    let y = |v: u64| top + (h - top - bottom) * (1.0 - v as f64 / peak as f64);
+    let mut svg = format!(
+        "<svg viewBox=\"0 0 {w} {h}\" width=\"100%\" role=\"img\" aria-label=\"violations over time per crawler\">"
+    );
+    for k in 0..=4 {
+        let v = peak * k / 4;
+        let _ = write!(
+            svg,
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{y0:.1}\" y2=\"{y0:.1}\" stroke=\"#eef0f3\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\" fill=\"#8a93a3\">{v}</text>",
+            w - 10.0,
+            left - 6.0,
+            y(v) + 4.0,
+            y0 = y(v)
+        );
+    }
+    let label = |t: i64| {
+        let s = format_time(t);
+        if bucket == HOUR {
+            s[5..16].replace('T', " ")
+        } else {
+            s[..10].to_string()
+        }
+    };
+    for i in [0, n / 2, n - 1] {
+        let _ = write!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" fill=\"#8a93a3\">{}</text>",
+            x(i),
+            h - 8.0,
+            esc(&label(start + i as i64 * bucket))
+        );
+    }
+    for (k, name) in crawlers.iter().enumerate() {
+        let points: Vec<String> = series[name.as_str()]
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| format!("{:.1},{:.1}", x(i), y(v)))
+            .collect();
+        let color = COLORS[k % COLORS.len()];
+        let _ = write!(
+            svg,
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"><title>{}</title></polyline>",
+            points.join(" "),
+            esc(name)
+        );
+    }
+    svg.push_str("</svg><p>");
+    for (k, name) in crawlers.iter().enumerate() {
+        let _ = write!(
+            svg,
+            "<span style=\"color:{}\">&#9632;</span> {} &nbsp; ",
+            COLORS[k % COLORS.len()],
+            esc(name)
+        );
+    }
+    let _ = write!(
+        svg,
+        "<span class=muted>per {}</span></p>",
+        if bucket == HOUR { "hour" } else { "day" }
+    );
+    svg
+}
+
+/// Renders the page.
+///
+/// # Errors
+/// polars failing to aggregate the most violated rules.
+pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError> {
+    let s = &report.summary;
+    let num = |v: &Value| v.as_u64().unwrap_or(0);
+    let mut categories: BTreeMap<&str, &str> = BTreeMap::new();
+    for r in &outcome.requests {
+        categories.entry(r.crawler.as_str()).or_insert(r.category);
+    }
+    let mut h = String::with_capacity(64 << 10);
+    h.push_str("<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content=\"width=device-width,initial-scale=1\">");
+    h.push_str(
+        "<meta name=robots content=\"noindex, nofollow\"><title>crawlaudit report</title><style>",
+    );
+    h.push_str(STYLE);
+    h.push_str("</style></head><body><main>");
+    let window = match (&s["window"]["first"], &s["window"]["last"]) {
+        (Value::String(a), Value::String(b)) => format!("{a} to {b}"),
+        _ => "no crawler requests".into(),
+    };
+    let _ = write!(
+        h,
+        "<h1>Crawler compliance report</h1><p class=sub>{} &middot; crawlaudit {}</p>",
+        esc(&window),
+        esc(s["tool"]["version"].as_str().unwrap_or(""))
+    );
+    let total: u64 = ["disallow", "crawl-delay", "noindex", "unavailable-after"]
+        .iter()
+        .map(|k| num(&s["violations"][k]))
+        .sum();
+    let cards = [
+        ("requests", num(&s["requests"]["requests"])),
+        ("crawler requests", num(&s["requests"]["crawler"])),
+        ("violations", total),
+        ("disallow", num(&s["violations"]["disallow"])),
+        ("crawl-delay", num(&s["violations"]["crawl-delay"])),
+        (
+            "noindex",
+            num(&s["violations"]["noindex"]) + num(&s["violations"]["unavailable-after"]),
+        ),
+        ("spoofed requests", num(&s["findings"]["spoofed-agent"])),
+        ("bad log lines", num(&s["inputs"]["bad_lines"])),
+    ];
+    h.push_str("<div class=cards>");
+    for (label, value) in cards {
+        let class = if value > 0
+            && matches!(
+                label,
+                "violations" | "disallow" | "crawl-delay" | "noindex" | "spoofed requests"
+            ) {
+            " class=bad"
+        } else {
+            ""
+        };
+        let _ = write!(
+            h,
+            "<div class=card><b{class}>{value}</b><span>{label}</span></div>"
+        );
+    }
+    h.push_str("</div>");
+
+    let c = &report.crawlers;
+    h.push_str("<h2>Crawlers, most violations first</h2><table><tr><th>crawler</th><th>category</th><th>verified</th><th>requests</th><th>robots.txt</th><th>disallow</th><th>crawl-delay</th><th>noindex</th><th>unavail.</th><th>rate</th><th>hosts</th><th>first seen</th><th>last seen</th></tr>");
+    for i in 0..c.height() {
+        let name = cell(c, "crawler", i);
+        let verified = match cell(c, "verified", i).as_str() {
+            "yes" => "<span class=ok>verified</span>".to_string(),
+            "no" => "<span class=bad>impersonator</span>".to_string(),
+            _ => "<span class=muted>unknown</span>".to_string(),
+        };
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{verified}</td>",
+            esc(&name),
+            esc(categories.get(name.as_str()).copied().unwrap_or(""))
+        );
+        for col in [
+            "requests",
+            "robots_txt_fetches",
+            "disallow",
+            "crawl_delay",
+            "noindex",
+            "unavailable_after",
+            "violation_rate",
+            "hosts",
+        ] {
+            let _ = write!(h, "<td class=n>{}</td>", esc(&cell(c, col, i)));
+        }
+        let _ = write!(
+            h,
+            "<td>{}</td><td>{}</td></tr>",
+            esc(&cell(c, "first_seen", i)),
+            esc(&cell(c, "last_seen", i))
+        );
+    }
+    h.push_str("</table>");
+
+    let top: Vec<String> = (0..c.height().min(COLORS.len()))
+        .filter(|&i| {
+            ["disallow", "crawl_delay", "noindex", "unavailable_after"]
+                .iter()
+                .any(|k| cell(c, k, i) != "0")
+        })
+        .map(|i| cell(c, "crawler", i))
+        .collect();
+    h.push_str("<h2>Violations over time</h2><div class=chart>");
+    h.push_str(&chart(outcome, &top));
+    h.push_str("</div>");
+
+    let rules = report
+        .violations
+        .clone()
+        .lazy()
+        .group_by([col("kind"), col("rule")])
+        .agg([len().alias("count"), col("host").n_unique().alias("hosts")])
+        .sort(
+            ["count", "kind", "rule"],
+            SortMultipleOptions::default().with_order_descending_multi([true, false, false]),
+        )
+        .limit(15)
+        .collect()?;
+    h.push_str("<h2>Most violated rules</h2><table><tr><th>kind</th><th>rule</th><th>violations</th><th>hosts</th></tr>");
+    for i in 0..rules.height() {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td><code>{}</code></td><td class=n>{}</td><td class=n>{}</td></tr>",
+            esc(&cell(&rules, "kind", i)),
+            esc(&cell(&rules, "rule", i)),
+            cell(&rules, "count", i),
+            cell(&rules, "hosts", i)
+        );
+    }
+    if rules.height() == 0 {
+        h.push_str("<tr><td colspan=4 class=muted>none</td></tr>");
+    }
+    h.push_str("</table>");
+
+    let f = &report.findings;
+    h.push_str("<h2>Findings</h2><table><tr><th>kind</th><th>host</th><th>crawler</th><th>url</th><th>count</th><th>detail</th></tr>");
+    for i in 0..f.height() {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td class=n>{}</td><td>{}</td></tr>",
+            esc(&cell(f, "kind", i)),
+            esc(&cell(f, "host", i)),
+            esc(&cell(f, "crawler", i)),
+            esc(&cell(f, "url", i)),
+            cell(f, "count", i),
+            esc(&cell(f, "detail", i))
+        );
+    }
+    if f.height() == 0 {
+        h.push_str("<tr><td colspan=6 class=muted>none</td></tr>");
+    }
+    h.push_str("</table>");
+
+    h.push_str("<h2>Input</h2><table><tr><th>file</th><th>format</th><th>lines</th><th>parsed</th><th>bad</th><th>samples and faults</th></tr>");
+    for file in s["inputs"]["files"].as_array().into_iter().flatten() {
+        let mut notes = String::new();
+        for sample in file["samples"].as_array().into_iter().flatten() {
+            let _ = write!(
+                notes,
+                "line {} ({}): <code>{}</code><br>",
+                sample["line"],
+                esc(sample["reason"].as_str().unwrap_or("")),
+                esc(sample["text"].as_str().unwrap_or(""))
+            );
+        }
+        if let Some(fault) = file["fault"].as_str() {
+            let _ = write!(notes, "<span class=bad>{}</span>", esc(fault));
+        }
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td>{notes}</td></tr>",
+            esc(file["path"].as_str().unwrap_or("")),
+            esc(file["format"].as_str().unwrap_or("")),
+            file["lines"],
+            file["parsed"],
+            file["bad"]
+        );
+    }
+    h.push_str("</table></main></body></html>\n");
+    Ok(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::esc;
+
+    #[test]
+    fn escaping() {
+        assert_eq!(
+            esc("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+}
