@@ -27,6 +27,15 @@ fn esc(text: &str) -> String {
     out
 }
 
+/// A value in `<code>`, or nothing when empty.
+fn code(text: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!("<code>{}</code>", esc(text))
+    }
+}
+
 fn cell(df: &DataFrame, column: &str, row: usize) -> String {
     match df.column(column).and_then(|c| c.get(row)) {
         Ok(AnyValue::Null) | Err(_) => String::new(),
@@ -34,21 +43,26 @@ fn cell(df: &DataFrame, column: &str, row: usize) -> String {
         Ok(AnyValue::StringOwned(s)) => s.to_string(),
         Ok(AnyValue::Boolean(b)) => if b { "yes" } else { "no" }.to_string(),
         Ok(AnyValue::Float64(f)) => format!("{:.1}%", f * 100.0),
-        Ok(AnyValue::Datetime(ns, _, _)) => format_time(ns),
+        // Tables show times to the second, without the `T` and `Z` noise.
+        Ok(AnyValue::Datetime(ns, _, _)) => format_time(ns)
+            .replace('T', " ")
+            .trim_end_matches('Z')
+            .to_string(),
         Ok(v) => v.to_string(),
     }
 }
 
 const STYLE: &str = "
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
-main{max-width:1180px;margin:0 auto;padding:24px}
+main{max-width:1240px;margin:0 auto;padding:24px}
+.wide{overflow-x:auto}td.t{white-space:nowrap;font-size:12px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px}
 .sub{color:#5b6474}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12px;margin-top:18px}
 .card{background:#fff;border:1px solid #e3e6eb;border-radius:8px;padding:12px 14px}
 .card b{display:block;font-size:22px}.card span{color:#5b6474;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #e3e6eb;border-radius:8px;overflow:hidden}
-th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #eef0f3;vertical-align:top}
+th,td{text-align:left;padding:5px 7px;border-bottom:1px solid #eef0f3;vertical-align:top}
 th{background:#f0f2f5;font-weight:600;font-size:12px;text-transform:uppercase;letter-spacing:.03em;color:#4a5261}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 .bad{color:#b42318;font-weight:600}.ok{color:#067647}.muted{color:#8a93a3}
@@ -123,10 +137,15 @@ fn chart(outcome: &Outcome, crawlers: &[String]) -> String {
             s[..10].to_string()
         }
     };
-    for i in [0, n / 2, n - 1] {
+    // The first label starts at the axis, the last ends at the edge.
+    let mut ticks = vec![(0, "start"), (n - 1, "end")];
+    if n > 2 {
+        ticks.insert(1, (n / 2, "middle"));
+    }
+    for (i, anchor) in ticks {
         let _ = write!(
             svg,
-            "<text x=\"{:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" fill=\"#8a93a3\">{}</text>",
+            "<text x=\"{:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"{anchor}\" fill=\"#8a93a3\">{}</text>",
             x(i),
             h - 8.0,
             esc(&label(start + i as i64 * bucket))
@@ -227,7 +246,7 @@ pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError>
     h.push_str("</div>");
 
     let c = &report.crawlers;
-    h.push_str("<h2>Crawlers, most violations first</h2><table><tr><th>crawler</th><th>category</th><th>verified</th><th>requests</th><th>robots.txt</th><th>disallow</th><th>crawl-delay</th><th>noindex</th><th>unavail.</th><th>rate</th><th>hosts</th><th>first seen</th><th>last seen</th></tr>");
+    h.push_str("<h2>Crawlers, most violations first</h2><div class=wide><table><tr><th>crawler</th><th>category</th><th>verified</th><th>requests</th><th>robots.txt</th><th>disallow</th><th>crawl-delay</th><th>noindex</th><th>unavail.</th><th>rate</th><th>hosts</th><th>first seen</th><th>last seen</th></tr>");
     for i in 0..c.height() {
         let name = cell(c, "crawler", i);
         let verified = match cell(c, "verified", i).as_str() {
@@ -255,12 +274,12 @@ pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError>
         }
         let _ = write!(
             h,
-            "<td>{}</td><td>{}</td></tr>",
+            "<td class=t>{}</td><td class=t>{}</td></tr>",
             esc(&cell(c, "first_seen", i)),
             esc(&cell(c, "last_seen", i))
         );
     }
-    h.push_str("</table>");
+    h.push_str("</table></div>");
 
     let top: Vec<String> = (0..c.height().min(COLORS.len()))
         .filter(|&i| {
@@ -307,11 +326,11 @@ pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError>
     for i in 0..f.height() {
         let _ = write!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td class=n>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td>{}</td></tr>",
             esc(&cell(f, "kind", i)),
             esc(&cell(f, "host", i)),
             esc(&cell(f, "crawler", i)),
-            esc(&cell(f, "url", i)),
+            code(&cell(f, "url", i)),
             cell(f, "count", i),
             esc(&cell(f, "detail", i))
         );
