@@ -48,14 +48,7 @@ impl Sink for Count {
 /// Runs `logs`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let inputs = expand_inputs(&args.logs).map_err(anyhow::Error::msg)?;
-    let format = match &args.json_fields {
-        Some(spec) => args
-            .format
-            .clone()
-            .with_json_fields(spec)
-            .map_err(anyhow::Error::msg)?,
-        None => args.format.clone(),
-    };
+    let format = super::log_format(&args.format, args.json_fields.as_deref())?;
     let options = ReadOptions {
         format,
         ..ReadOptions::default()

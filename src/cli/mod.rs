@@ -1,7 +1,9 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own file
 //! with its arguments and a `run` function; the library never sees clap.
 
+mod audit;
 mod check;
+mod demo;
 mod logs;
 mod ranges;
 mod rules;
@@ -28,6 +30,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Audit access logs against a site snapshot and write the compliance report.
+    Audit(audit::Args),
     /// Test URLs against a robots.txt file, as Google's robots.txt tester does.
     Check(check::Args),
     /// Explain the effective indexing rules (X-Robots-Tag, robots meta) for one crawler.
@@ -55,6 +59,7 @@ pub fn main() -> ExitCode {
         }
     }
     let result = match cli.command {
+        Command::Audit(args) => audit::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Rules(args) => rules::run(&args),
         Command::Ranges(args) => ranges::run(&args),
@@ -73,6 +78,20 @@ pub fn main() -> ExitCode {
 }
 
 /// The built-in crawler catalogue, with a `--bots` file merged over it.
+/// The log format of `--format`, with `--json-fields` overrides applied.
+fn log_format(
+    format: &crawlaudit::logs::Format,
+    json_fields: Option<&str>,
+) -> anyhow::Result<crawlaudit::logs::Format> {
+    match json_fields {
+        Some(spec) => format
+            .clone()
+            .with_json_fields(spec)
+            .map_err(anyhow::Error::msg),
+        None => Ok(format.clone()),
+    }
+}
+
 fn catalogue(bots: Option<&std::path::Path>) -> anyhow::Result<crawlaudit::bots::Catalogue> {
     Ok(match bots {
         Some(path) => crawlaudit::bots::Catalogue::load(path)?,

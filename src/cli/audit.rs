@@ -1,0 +1,476 @@
+//! `crawlaudit audit [OPTIONS] [LOG]...`: the main job.
+
+use std::collections::BTreeMap;
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context as _, bail};
+use serde_json::json;
+
+use crawlaudit::bots::IpRanges;
+use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs, read_input};
+use crawlaudit::replay::{Collector, Context, HOUR, Settings, replay};
+use crawlaudit::report::{OutputFormats, Report, RunInfo};
+use crawlaudit::snapshot::Snapshot;
+
+use super::demo::Demo;
+
+/// Exit code when `--fail-on` matched.
+const EXIT_FAIL_ON: u8 = 3;
+
+/// Arguments of `audit`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+With no LOG and no --snapshot, audits the bundled demo site and its logs.
+
+Exit codes: 0 success; 2 usage or input error (a file that cannot be read, a
+broken gzip stream, an invalid snapshot; the report is still written when
+logs were read, unless nothing could be); 3 --fail-on matched.")]
+pub struct Args {
+    /// Log files, directories (recursively), glob patterns, or `-` for stdin.
+    #[arg(value_name = "LOG")]
+    logs: Vec<String>,
+    /// A site snapshot: a snapshot directory, or WARC / .warc.gz files (repeatable).
+    #[arg(long, value_name = "PATH")]
+    snapshot: Vec<PathBuf>,
+    /// The host of log lines whose format carries none (default: the
+    /// snapshot's host, when it describes exactly one).
+    #[arg(long, value_name = "HOST")]
+    site: Option<String>,
+    /// auto, combined, common, vhost_combined, json, json:cloudflare, w3c, or nginx:'<log_format>'.
+    #[arg(long, default_value = "auto", value_parser = parse_format)]
+    format: Format,
+    /// JSON field mapping overrides: `time=ts,ip=client,...`.
+    #[arg(long, value_name = "MAP")]
+    json_fields: Option<String>,
+    /// Where the report goes (replaced atomically).
+    #[arg(long, default_value = "reports", value_name = "DIR")]
+    out: PathBuf,
+    /// Any of csv, parquet, json, html.
+    #[arg(long, default_value = "csv,parquet,json,html", value_name = "LIST")]
+    output_formats: String,
+    /// A TOML crawler catalogue merged over the built-in one.
+    #[arg(long, value_name = "FILE")]
+    bots: Option<PathBuf>,
+    /// How old a robots.txt copy a crawler may act on.
+    #[arg(long, default_value = "24h", value_name = "DURATION", value_parser = parse_duration)]
+    robots_cache_grace: i64,
+    /// How long an engine may take to drop a page after its crawler saw noindex.
+    #[arg(long, default_value = "72h", value_name = "DURATION", value_parser = parse_duration)]
+    index_grace: i64,
+    /// Audit requests from this time on (RFC 3339 or a date).
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    since: Option<i64>,
+    /// Audit requests before this time (RFC 3339 or a date).
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    until: Option<i64>,
+    /// Exit 3 when a violation of one of these kinds is found: disallow,
+    /// crawl-delay, noindex, unavailable-after, or any.
+    #[arg(long, value_name = "KINDS")]
+    fail_on: Option<String>,
+    /// An unreadable file or broken gzip stream is reported but does not
+    /// make the exit code 2.
+    #[arg(long)]
+    allow_partial: bool,
+    /// The operators' published crawler IP range files (see `ranges update`).
+    #[arg(long, value_name = "DIR")]
+    ip_ranges: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse()
+}
+
+/// `24h`, `30m`, `90s`, `2d`, `1h30m`, or a number of seconds.
+fn parse_duration(s: &str) -> Result<i64, String> {
+    let err = || format!("{s:?} is not a duration: write e.g. 24h, 30m, 90s, 2d or 1h30m");
+    if let Ok(secs) = s.parse::<u64>() {
+        return i64::try_from(secs)
+            .ok()
+            .and_then(|v| v.checked_mul(1_000_000_000))
+            .ok_or_else(err);
+    }
+    let mut total: i64 = 0;
+    let mut number = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            number.push(c);
+            continue;
+        }
+        let unit = match c {
+            'd' => 24 * HOUR,
+            'h' => HOUR,
+            'm' => HOUR / 60,
+            's' => 1_000_000_000,
+            _ => return Err(err()),
+        };
+        let n: i64 = number.parse().map_err(|_| err())?;
+        total = total
+            .checked_add(n.checked_mul(unit).ok_or_else(err)?)
+            .ok_or_else(err)?;
+        number.clear();
+    }
+    if !number.is_empty() || s.is_empty() {
+        return Err(err());
+    }
+    Ok(total)
+}
+
+/// RFC 3339, or a date (midnight UTC).
+fn parse_time(s: &str) -> Result<i64, String> {
+    let ts = match s.parse::<jiff::Timestamp>() {
+        Ok(ts) => ts,
+        Err(_) => s
+            .parse::<jiff::civil::Date>()
+            .ok()
+            .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
+            .map(|z| z.timestamp())
+            .ok_or_else(|| {
+                format!("{s:?} is not a time: write 2026-11-01T00:00:00Z or 2026-11-01")
+            })?,
+    };
+    i64::try_from(ts.as_nanosecond()).map_err(|_| format!("{s:?} is out of range"))
+}
+
+fn parse_formats(list: &str) -> anyhow::Result<OutputFormats> {
+    let mut f = OutputFormats {
+        csv: false,
+        parquet: false,
+        json: false,
+        html: false,
+    };
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match name {
+            "csv" => f.csv = true,
+            "parquet" => f.parquet = true,
+            "json" => f.json = true,
+            "html" => f.html = true,
+            other => bail!("--output-formats: unknown format {other:?} (csv, parquet, json, html)"),
+        }
+    }
+    Ok(f)
+}
+
+const KINDS: [&str; 4] = ["disallow", "crawl-delay", "noindex", "unavailable-after"];
+
+fn parse_fail_on(list: &str) -> anyhow::Result<Vec<&'static str>> {
+    let mut kinds = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if name == "any" {
+            kinds.extend(KINDS);
+            continue;
+        }
+        match KINDS.iter().find(|k| **k == name) {
+            Some(k) => kinds.push(*k),
+            None => bail!(
+                "--fail-on: unknown kind {name:?} ({}, any)",
+                KINDS.join(", ")
+            ),
+        }
+    }
+    Ok(kinds)
+}
+
+/// Runs `audit`.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let formats = parse_formats(&args.output_formats)?;
+    let fail_on = args
+        .fail_on
+        .as_deref()
+        .map(parse_fail_on)
+        .transpose()?
+        .unwrap_or_default();
+    let demo = if args.logs.is_empty() && args.snapshot.is_empty() {
+        Some(Demo::unpack()?)
+    } else {
+        None
+    };
+    let (log_args, snapshot_paths, ranges_dir) = match &demo {
+        Some(d) => (
+            vec![d.log().display().to_string()],
+            vec![d.snapshot()],
+            Some(d.ip_ranges()),
+        ),
+        None => (
+            args.logs.clone(),
+            args.snapshot.clone(),
+            args.ip_ranges.clone(),
+        ),
+    };
+    if log_args.is_empty() {
+        bail!("no logs to audit: give log files, directories, patterns or - (stdin)");
+    }
+    let inputs = expand_inputs(&log_args).map_err(anyhow::Error::msg)?;
+    let format = super::log_format(&args.format, args.json_fields.as_deref())?;
+    let catalogue = super::catalogue(args.bots.as_deref())?;
+    let ranges = match &ranges_dir {
+        Some(dir) => IpRanges::load_dir(dir)?,
+        None => IpRanges::default(),
+    };
+    let snapshot = Snapshot::load(&snapshot_paths)?;
+    if snapshot_paths.is_empty() {
+        let _ = writeln!(
+            io::stderr(),
+            "crawlaudit: warning: no --snapshot: no host can be judged; only findings are reported"
+        );
+    }
+    let settings = Settings {
+        robots_cache_grace: args.robots_cache_grace,
+        index_grace: args.index_grace,
+        since: args.since,
+        until: args.until,
+        site: args.site.clone(),
+    };
+    let ctx = Context::new(snapshot, catalogue, ranges, settings);
+    let options = ReadOptions {
+        format,
+        ..ReadOptions::default()
+    };
+
+    let total_bytes: u64 = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Input::Stdin => None,
+        })
+        .sum();
+    let progress = (!args.quiet && io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(total_bytes);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        bar
+    });
+    let mut collectors = Vec::new();
+    let mut files = Vec::new();
+    for input in &inputs {
+        if let Some(bar) = &progress {
+            bar.set_message(input.name());
+        }
+        let (sinks, mut report) = read_input(input, &options, &|| Collector::new(&ctx));
+        if let Some(d) = &demo {
+            // Name the demo's log by where it comes from, not by the
+            // temporary directory it was unpacked to: the report must not
+            // depend on that.
+            report.path = report
+                .path
+                .replace(&d.log().display().to_string(), "fixtures/demo/access.log");
+        }
+        if let (Some(bar), Input::File(p)) = (&progress, input) {
+            bar.inc(std::fs::metadata(p).map(|m| m.len()).unwrap_or(0));
+        }
+        collectors.extend(sinks);
+        files.push(report);
+    }
+    if let Some(bar) = &progress {
+        bar.finish_and_clear();
+    }
+    let outcome = replay(&ctx, collectors);
+    let mut settings_shown = BTreeMap::new();
+    settings_shown.insert("format".to_string(), json!(args.format.to_string()));
+    settings_shown.insert(
+        "robots_cache_grace_seconds".to_string(),
+        json!(args.robots_cache_grace / 1_000_000_000),
+    );
+    settings_shown.insert(
+        "index_grace_seconds".to_string(),
+        json!(args.index_grace / 1_000_000_000),
+    );
+    settings_shown.insert("site".to_string(), json!(ctx.default_host()));
+    settings_shown.insert(
+        "since".to_string(),
+        json!(args.since.map(crawlaudit::snapshot::format_time)),
+    );
+    settings_shown.insert(
+        "until".to_string(),
+        json!(args.until.map(crawlaudit::snapshot::format_time)),
+    );
+    settings_shown.insert("demo".to_string(), json!(demo.is_some()));
+    settings_shown.insert(
+        "ip_ranges".to_string(),
+        // The demo's by origin, not by its temporary directory.
+        json!(if demo.is_some() {
+            Some("fixtures/demo/ip-ranges".to_string())
+        } else {
+            ranges_dir.as_ref().map(|d| d.display().to_string())
+        }),
+    );
+    let run_info = RunInfo {
+        inputs: files.clone(),
+        snapshots: if demo.is_some() {
+            vec!["(bundled demo)".into()]
+        } else {
+            ctx.snapshot().sources().to_vec()
+        },
+        settings: settings_shown,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let report = Report::build(&outcome, &run_info)?;
+    report
+        .write(&args.out, formats)
+        .with_context(|| format!("the report was not written to {}", args.out.display()))?;
+    print_summary(&report, &outcome, &files, &args.out, demo.is_some())?;
+
+    let faults: Vec<&str> = files.iter().filter_map(|f| f.fault.as_deref()).collect();
+    if !faults.is_empty() && !args.allow_partial {
+        for fault in &faults {
+            let _ = writeln!(io::stderr(), "crawlaudit: error: {fault}");
+        }
+        return Ok(ExitCode::from(2));
+    }
+    let matched = outcome
+        .violations
+        .iter()
+        .filter(|v| fail_on.contains(&v.kind))
+        .count();
+    if matched > 0 {
+        let _ = writeln!(
+            io::stderr(),
+            "crawlaudit: --fail-on matched {matched} violation(s)"
+        );
+        return Ok(ExitCode::from(EXIT_FAIL_ON));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_summary(
+    report: &Report,
+    outcome: &crawlaudit::replay::Outcome,
+    files: &[crawlaudit::logs::FileReport],
+    out: &std::path::Path,
+    demo: bool,
+) -> anyhow::Result<()> {
+    let mut o = io::stdout().lock();
+    let c = &outcome.counts;
+    let lines: u64 = files.iter().map(|f| f.lines).sum();
+    let bad: u64 = files.iter().map(|f| f.bad).sum();
+    if demo {
+        writeln!(
+            o,
+            "auditing the bundled demo (fixtures/demo: two sites, one week of logs); give logs and --snapshot to audit yours"
+        )?;
+    }
+    writeln!(
+        o,
+        "{} file(s), {lines} lines ({bad} bad): {} crawler and {} human requests, {} unjudged",
+        files.len(),
+        c.crawler,
+        c.human,
+        c.unjudged
+    )?;
+    let count = |k: &str| outcome.violations.iter().filter(|v| v.kind == k).count();
+    writeln!(
+        o,
+        "violations: {} disallow, {} crawl-delay, {} noindex, {} unavailable-after",
+        count("disallow"),
+        count("crawl-delay"),
+        count("noindex"),
+        count("unavailable-after")
+    )?;
+    let mut findings: BTreeMap<&str, u64> = BTreeMap::new();
+    for f in &outcome.findings {
+        *findings.entry(f.kind).or_insert(0) += 1;
+    }
+    if !findings.is_empty() {
+        let shown: Vec<String> = findings.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        writeln!(o, "findings: {}", shown.join(", "))?;
+    }
+    let crawlers = &report.crawlers;
+    let get = |col: &str, i: usize| {
+        crawlers
+            .column(col)
+            .ok()
+            .and_then(|c| c.get(i).ok())
+            .map(|v| v.to_string().trim_matches('"').to_string())
+            .unwrap_or_default()
+    };
+    writeln!(o)?;
+    writeln!(
+        o,
+        "{:<28} {:>9} {:>9} {:>12} {:>8} {:>8}",
+        "crawler", "requests", "disallow", "crawl-delay", "noindex", "unavail."
+    )?;
+    for i in 0..crawlers.height().min(10) {
+        let name = get("crawler", i);
+        let name = if name.chars().count() > 28 {
+            format!("{}…", name.chars().take(27).collect::<String>())
+        } else {
+            name
+        };
+        writeln!(
+            o,
+            "{name:<28} {:>9} {:>9} {:>12} {:>8} {:>8}",
+            get("requests", i),
+            get("disallow", i),
+            get("crawl_delay", i),
+            get("noindex", i),
+            get("unavailable_after", i)
+        )?;
+    }
+    if crawlers.height() > 10 {
+        writeln!(
+            o,
+            "... and {} more crawlers (crawlers.csv)",
+            crawlers.height() - 10
+        )?;
+    }
+    writeln!(o)?;
+    writeln!(o, "report written to {}/", out.display())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_times_and_lists() {
+        assert_eq!(parse_duration("24h").unwrap(), 24 * HOUR);
+        assert_eq!(parse_duration("1h30m").unwrap(), HOUR * 3 / 2);
+        assert_eq!(parse_duration("2d").unwrap(), 48 * HOUR);
+        assert_eq!(parse_duration("90").unwrap(), 90_000_000_000);
+        assert!(
+            parse_duration("soon")
+                .unwrap_err()
+                .contains("not a duration")
+        );
+        assert!(
+            parse_duration("10").is_ok()
+                && parse_duration("10x").is_err()
+                && parse_duration("h").is_err()
+        );
+        assert_eq!(
+            parse_time("2026-11-01").unwrap(),
+            parse_time("2026-11-01T00:00:00Z").unwrap()
+        );
+        assert!(parse_time("tomorrow").is_err());
+        assert_eq!(
+            parse_fail_on("disallow, noindex").unwrap(),
+            ["disallow", "noindex"]
+        );
+        assert_eq!(parse_fail_on("any").unwrap().len(), 4);
+        assert!(
+            parse_fail_on("spam")
+                .unwrap_err()
+                .to_string()
+                .contains("unknown kind")
+        );
+        assert!(
+            parse_formats("csv,xml")
+                .unwrap_err()
+                .to_string()
+                .contains("unknown format")
+        );
+        assert!(parse_formats("csv,html").unwrap().html);
+    }
+}

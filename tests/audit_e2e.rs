@@ -1,0 +1,211 @@
+//! `crawlaudit audit` end to end: the bundled demo against golden files
+//! (`fixtures/golden/demo/`, re-blessed with `UPDATE_EXPECT=1`), determinism,
+//! exit codes, faults and atomicity.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn audit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
+        .arg("audit")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("crawlaudit-e2e-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn golden(out: &Path, file: &str) {
+    let got = std::fs::read_to_string(out.join(file)).unwrap();
+    let path = Path::new(ROOT).join("fixtures/golden/demo").join(file);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, &got).unwrap();
+    }
+    assert_eq!(
+        got,
+        std::fs::read_to_string(&path).unwrap(),
+        "{file} differs from {}",
+        path.display()
+    );
+}
+
+#[test]
+fn the_demo_matches_its_golden_report() {
+    let dir = temp("demo");
+    let out = dir.join("reports");
+    let run = audit(&["--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    assert!(stdout.contains("auditing the bundled demo"), "{stdout}");
+    assert!(
+        stdout.contains("violations: 63 disallow, 12 crawl-delay, 6 noindex, 1 unavailable-after"),
+        "{stdout}"
+    );
+    for file in ["violations.csv", "crawlers.csv", "findings.csv"] {
+        golden(&out, file);
+    }
+    for file in [
+        "violations.parquet",
+        "crawlers.parquet",
+        "findings.parquet",
+        "violations.ndjson",
+        "summary.json",
+        "report.html",
+    ] {
+        assert!(out.join(file).exists(), "{file}");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["violations"]["noindex"], 6);
+    assert_eq!(summary["requests"]["crawler"], 211);
+    assert_eq!(summary["inputs"]["lines"], 394);
+}
+
+#[test]
+fn two_runs_write_the_same_bytes() {
+    let dir = temp("twice");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    assert!(audit(&["--out", a.to_str().unwrap()]).status.success());
+    assert!(
+        audit(&["--out", b.to_str().unwrap(), "--threads", "1"])
+            .status
+            .success()
+    );
+    for file in [
+        "violations.csv",
+        "crawlers.csv",
+        "findings.csv",
+        "violations.ndjson",
+        "crawlers.ndjson",
+        "findings.ndjson",
+        "report.html",
+    ] {
+        let read = |dir: &Path| std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(read(&a) == read(&b), "{file} differs between two runs");
+    }
+    // summary.json differs only in the run's duration.
+    let strip = |p: &Path| {
+        let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+        v["run"] = serde_json::Value::Null;
+        v
+    };
+    assert_eq!(
+        strip(&a.join("summary.json")),
+        strip(&b.join("summary.json"))
+    );
+}
+
+fn demo_args(out: &Path) -> Vec<String> {
+    vec![
+        format!("{ROOT}/fixtures/demo/access.log"),
+        "--snapshot".into(),
+        format!("{ROOT}/fixtures/demo/snapshot"),
+        "--ip-ranges".into(),
+        format!("{ROOT}/fixtures/demo/ip-ranges"),
+        "--out".into(),
+        out.display().to_string(),
+    ]
+}
+
+#[test]
+fn explicit_inputs_fail_on_and_window() {
+    let dir = temp("explicit");
+    let out = dir.join("r");
+    let mut args = demo_args(&out);
+    args.extend(["--fail-on".into(), "noindex".into()]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = audit(&refs);
+    assert_eq!(
+        run.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--fail-on matched 6 violation(s)"));
+    // The same inputs given explicitly give the embedded demo's report.
+    let embedded = dir.join("embedded");
+    assert!(
+        audit(&["--out", embedded.to_str().unwrap(), "--quiet"])
+            .status
+            .success()
+    );
+    for file in ["violations.csv", "crawlers.csv", "findings.csv"] {
+        let read = |dir: &Path| std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(read(&out) == read(&embedded), "{file} differs");
+    }
+    // A window without noindex evidence does not fail.
+    let mut args = demo_args(&out);
+    args.extend([
+        "--fail-on".into(),
+        "noindex,unavailable-after".into(),
+        "--until".into(),
+        "2026-11-03".into(),
+    ]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(audit(&refs).status.code(), Some(0));
+    let run = audit(&["--fail-on", "spam"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("unknown kind \"spam\""));
+}
+
+#[test]
+fn faults_exit_2_but_keep_what_was_read() {
+    let dir = temp("faults");
+    let text = std::fs::read(format!("{ROOT}/fixtures/demo/access.log")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&text).unwrap();
+    let gz = gz.finish().unwrap();
+    let cut = dir.join("cut.log.gz");
+    std::fs::write(&cut, &gz[..gz.len() * 2 / 3]).unwrap();
+    let out = dir.join("r");
+    let mut args = demo_args(&out);
+    args[0] = cut.display().to_string();
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = audit(&refs);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("gzip stream is corrupt or truncated"));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["inputs"]["faults"].as_array().unwrap().len(), 1);
+    assert!(summary["inputs"]["parsed"].as_u64().unwrap() > 0);
+    let mut args = refs.clone();
+    args.push("--allow-partial");
+    assert_eq!(audit(&args).status.code(), Some(0));
+}
+
+#[test]
+fn a_failed_run_leaves_the_previous_report() {
+    let dir = temp("atomic");
+    let out = dir.join("reports");
+    assert!(audit(&["--out", out.to_str().unwrap()]).status.success());
+    let before = std::fs::read(out.join("violations.csv")).unwrap();
+    let run = audit(&[
+        &format!("{ROOT}/fixtures/demo/access.log"),
+        "--snapshot",
+        "/nonexistent/snapshot",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("/nonexistent/snapshot"));
+    assert_eq!(std::fs::read(out.join("violations.csv")).unwrap(), before);
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
