@@ -1,0 +1,79 @@
+//! Golden end-to-end cases, one directory per case under `fixtures/cases/`:
+//! `access.log`, `snapshot/`, optionally `ip-ranges/`, and the expected
+//! `violations.csv` and `findings.csv` that `crawlaudit audit` must write.
+//! Each case's `CASE.md` says which rows are expected and why; the expected
+//! files were checked against it by hand. `UPDATE_EXPECT=1` rewrites them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/cases");
+
+fn run_case(case: &Path) -> Result<(), String> {
+    let out = std::env::temp_dir().join(format!(
+        "crawlaudit-case-{}-{}",
+        std::process::id(),
+        case.file_name().unwrap().to_string_lossy()
+    ));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlaudit"));
+    cmd.arg("audit")
+        .arg(case.join("access.log"))
+        .arg("--snapshot")
+        .arg(case.join("snapshot"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--output-formats", "csv", "--quiet"]);
+    if case.join("ip-ranges").is_dir() {
+        cmd.arg("--ip-ranges").arg(case.join("ip-ranges"));
+    }
+    let run = cmd.output().unwrap();
+    if !run.status.success() {
+        return Err(format!(
+            "exit {:?}: {}",
+            run.status.code(),
+            String::from_utf8_lossy(&run.stderr)
+        ));
+    }
+    let mut errors = Vec::new();
+    for file in ["violations.csv", "findings.csv"] {
+        let actual = std::fs::read_to_string(out.join(file)).unwrap();
+        let expected_path = case.join(file);
+        if std::env::var_os("UPDATE_EXPECT").is_some() {
+            std::fs::write(&expected_path, &actual).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path)
+            .map_err(|e| format!("{}: {e}", expected_path.display()))?;
+        if actual != expected {
+            errors.push(format!(
+                "{file}:\n--- expected\n{expected}--- actual\n{actual}"
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+#[test]
+fn every_golden_case_matches() {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(CASES)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 7, "cases found: {}", cases.len());
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            run_case(case)
+                .err()
+                .map(|e| format!("case {}: {e}", case.display()))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
