@@ -221,7 +221,7 @@ pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError>
         ("disallow", num(&s["violations"]["disallow"])),
         ("crawl-delay", num(&s["violations"]["crawl-delay"])),
         (
-            "noindex",
+            "noindex + unavail.",
             num(&s["violations"]["noindex"]) + num(&s["violations"]["unavailable-after"]),
         ),
         ("spoofed requests", num(&s["findings"]["spoofed-agent"])),
@@ -232,7 +232,11 @@ pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError>
         let class = if value > 0
             && matches!(
                 label,
-                "violations" | "disallow" | "crawl-delay" | "noindex" | "spoofed requests"
+                "violations"
+                    | "disallow"
+                    | "crawl-delay"
+                    | "noindex + unavail."
+                    | "spoofed requests"
             ) {
             " class=bad"
         } else {
