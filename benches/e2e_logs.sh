@@ -2,6 +2,8 @@
 # End-to-end log reading benchmark: generates a realistic combined log
 # (seeded, reproducible) and times, in the same run on the same file:
 #   crawlaudit's parse-only pass (`crawlaudit logs`), plain and gzip,
+#   the whole audit (`crawlaudit audit`, against a generated snapshot of
+#   shop.example: rules for every section, crawl-delays, noindex pages),
 #   wc -l, zcat of the gzip file, and GoAccess with --log-format=COMBINED.
 # Prints MB/s, lines/s, peak RSS and the ratios.
 #
@@ -26,6 +28,29 @@ if [ ! -s "$LOG.gz" ]; then
   echo "compressing $LOG.gz"
   gzip -1 -c "$LOG" > "$LOG.gz.tmp" && mv "$LOG.gz.tmp" "$LOG.gz"
 fi
+SNAP=$DIR/snapshot
+if [ ! -s "$SNAP/shop.example/pages.jsonl" ]; then
+  mkdir -p "$SNAP/shop.example"
+  cat > "$SNAP/shop.example/robots.txt" <<'ROBOTS'
+User-agent: *
+Disallow: /cart/
+Disallow: /account/
+Disallow: /search
+Allow: /search/help
+Disallow: /*sessionid=
+
+User-agent: AhrefsBot
+User-agent: SemrushBot
+Crawl-delay: 2
+Disallow: /tag/
+
+User-agent: GPTBot
+User-agent: ClaudeBot
+Disallow: /
+ROBOTS
+  for i in $(seq 0 7 4999); do printf '{"url": "/products/%d", "x_robots_tag": ["noindex"]}\n' "$i"; done > "$SNAP/shop.example/pages.jsonl"
+  for i in $(seq 0 11 4999); do printf '{"url": "/blog/%d", "meta": [{"name": "robots", "content": "noindex, nofollow"}]}\n' "$i"; done >> "$SNAP/shop.example/pages.jsonl"
+fi
 BYTES=$(stat -c %s "$LOG")
 LINES=$(wc -l < "$LOG")
 THREADS_ARG=()
@@ -49,8 +74,10 @@ run() {
 
 run "wc -l" wc -l "$LOG"
 run "crawlaudit logs (plain)" "$BIN" "${THREADS_ARG[@]}" logs "$LOG"
+run "crawlaudit audit (plain)" "$BIN" "${THREADS_ARG[@]}" audit "$LOG" --snapshot "$SNAP" --out "$DIR/report" --quiet
 run "zcat" zcat "$LOG.gz"
 run "crawlaudit logs (gzip)" "$BIN" "${THREADS_ARG[@]}" logs "$LOG.gz"
+run "crawlaudit audit (gzip)" "$BIN" "${THREADS_ARG[@]}" audit "$LOG.gz" --snapshot "$SNAP" --out "$DIR/report" --quiet
 if [ -z "${SKIP_GOACCESS:-}" ] && command -v goaccess > /dev/null; then
   # GoAccess is much slower: one run only.
   /usr/bin/time -f "%e %M" -o "$DIR/.time" goaccess "$LOG" --log-format=COMBINED --no-global-config -o "$DIR/goaccess.json" > /dev/null 2>&1
@@ -60,14 +87,16 @@ fi
 
 printf '\nfile: %s (%.0f MB, %d lines), %s cores, threads %s\n' "$LOG" "$(echo "$BYTES/1000000" | bc -l)" "$LINES" "$(nproc)" "${THREADS:-all}"
 printf '%-26s %9s %10s %14s %11s\n' "command" "seconds" "MB/s" "lines/s" "peak RSS"
-for name in "wc -l" "crawlaudit logs (plain)" "zcat" "crawlaudit logs (gzip)" goaccess; do
+for name in "wc -l" "crawlaudit logs (plain)" "crawlaudit audit (plain)" "zcat" "crawlaudit logs (gzip)" "crawlaudit audit (gzip)" goaccess; do
   [ -n "${WALL[$name]:-}" ] || continue
   awk -v n="$name" -v s="${WALL[$name]}" -v b="$BYTES" -v l="$LINES" -v r="${RSS[$name]}" \
     'BEGIN { printf "%-26s %9.2f %10.0f %14.0f %8.0f MB\n", n, s, b/1e6/s, l/s, r/1024 }'
 done
 echo
-awk -v a="${WALL[crawlaudit logs (plain)]}" -v w="${WALL[wc -l]}" 'BEGIN { printf "plain: crawlaudit takes %.2fx the time of wc -l\n", a/w }'
-awk -v a="${WALL[crawlaudit logs (gzip)]}" -v z="${WALL[zcat]}" 'BEGIN { printf "gzip:  crawlaudit is %.2fx faster than zcat\n", z/a }'
+awk -v a="${WALL[crawlaudit logs (plain)]}" -v w="${WALL[wc -l]}" 'BEGIN { printf "logs (plain): %.2fx the time of wc -l\n", a/w }'
+awk -v a="${WALL[crawlaudit logs (gzip)]}" -v z="${WALL[zcat]}" 'BEGIN { printf "logs (gzip):  %.2fx faster than zcat\n", z/a }'
+awk -v a="${WALL[crawlaudit audit (plain)]}" -v w="${WALL[wc -l]}" 'BEGIN { printf "audit (plain): %.1fx the time of wc -l\n", a/w }'
+awk -v a="${WALL[crawlaudit audit (gzip)]}" -v z="${WALL[zcat]}" 'BEGIN { printf "audit (gzip):  %.2fx the time of zcat\n", a/z }'
 if [ -n "${WALL[goaccess]:-}" ]; then
-  awk -v a="${WALL[crawlaudit logs (plain)]}" -v g="${WALL[goaccess]}" 'BEGIN { printf "crawlaudit is %.0fx faster than GoAccess\n", g/a }'
+  awk -v a="${WALL[crawlaudit logs (plain)]}" -v g="${WALL[goaccess]}" 'BEGIN { printf "crawlaudit logs is %.0fx faster than GoAccess\n", g/a }'
 fi
