@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crawlaudit::bots::IpRanges;
 use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs, read_input};
-use crawlaudit::replay::{Collector, Context, HOUR, Settings, replay};
+use crawlaudit::replay::{Collector, Context, HOUR, Settings, VIOLATION_KINDS, replay};
 use crawlaudit::report::{OutputFormats, Report, RunInfo};
 use crawlaudit::snapshot::Snapshot;
 
@@ -68,7 +68,7 @@ pub struct Args {
     until: Option<i64>,
     /// Exit 3 when a violation of one of these kinds is found: disallow,
     /// crawl-delay, noindex, unavailable-after, or any.
-    #[arg(long, value_name = "KINDS")]
+    #[arg(long, value_name = "VIOLATION_KINDS")]
     fail_on: Option<String>,
     /// An unreadable file or broken gzip stream is reported but does not
     /// make the exit code 2.
@@ -156,20 +156,18 @@ fn parse_formats(list: &str) -> anyhow::Result<OutputFormats> {
     Ok(f)
 }
 
-const KINDS: [&str; 4] = ["disallow", "crawl-delay", "noindex", "unavailable-after"];
-
 fn parse_fail_on(list: &str) -> anyhow::Result<Vec<&'static str>> {
     let mut kinds = Vec::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         if name == "any" {
-            kinds.extend(KINDS);
+            kinds.extend(VIOLATION_KINDS);
             continue;
         }
-        match KINDS.iter().find(|k| **k == name) {
+        match VIOLATION_KINDS.iter().find(|k| **k == name) {
             Some(k) => kinds.push(*k),
             None => bail!(
                 "--fail-on: unknown kind {name:?} ({}, any)",
-                KINDS.join(", ")
+                VIOLATION_KINDS.join(", ")
             ),
         }
     }
@@ -368,15 +366,11 @@ fn print_summary(
         c.human,
         c.unjudged
     )?;
-    let count = |k: &str| outcome.violations.iter().filter(|v| v.kind == k).count();
-    writeln!(
-        o,
-        "violations: {} disallow, {} crawl-delay, {} noindex, {} unavailable-after",
-        count("disallow"),
-        count("crawl-delay"),
-        count("noindex"),
-        count("unavailable-after")
-    )?;
+    let totals: Vec<String> = VIOLATION_KINDS
+        .iter()
+        .map(|k| format!("{} {k}", report.summary["violations"][k]))
+        .collect();
+    writeln!(o, "violations: {}", totals.join(", "))?;
     let mut findings: BTreeMap<&str, u64> = BTreeMap::new();
     for f in &outcome.findings {
         *findings.entry(f.kind).or_insert(0) += 1;
@@ -385,43 +379,31 @@ fn print_summary(
         let shown: Vec<String> = findings.iter().map(|(k, n)| format!("{n} {k}")).collect();
         writeln!(o, "findings: {}", shown.join(", "))?;
     }
-    let crawlers = &report.crawlers;
-    let get = |col: &str, i: usize| {
-        crawlers
-            .column(col)
-            .ok()
-            .and_then(|c| c.get(i).ok())
-            .map(|v| v.to_string().trim_matches('"').to_string())
-            .unwrap_or_default()
-    };
+    let crawlers = report.crawler_rows()?;
     writeln!(o)?;
     writeln!(
         o,
         "{:<28} {:>9} {:>9} {:>12} {:>8} {:>8}",
         "crawler", "requests", "disallow", "crawl-delay", "noindex", "unavail."
     )?;
-    for i in 0..crawlers.height().min(10) {
-        let name = get("crawler", i);
-        let name = if name.chars().count() > 28 {
-            format!("{}…", name.chars().take(27).collect::<String>())
+    for row in crawlers.iter().take(10) {
+        let name = if row.crawler.chars().count() > 28 {
+            format!("{}…", row.crawler.chars().take(27).collect::<String>())
         } else {
-            name
+            row.crawler.clone()
         };
+        let [disallow, crawl_delay, noindex, unavailable_after] = row.violations;
         writeln!(
             o,
-            "{name:<28} {:>9} {:>9} {:>12} {:>8} {:>8}",
-            get("requests", i),
-            get("disallow", i),
-            get("crawl_delay", i),
-            get("noindex", i),
-            get("unavailable_after", i)
+            "{name:<28} {:>9} {disallow:>9} {crawl_delay:>12} {noindex:>8} {unavailable_after:>8}",
+            row.requests
         )?;
     }
-    if crawlers.height() > 10 {
+    if crawlers.len() > 10 {
         writeln!(
             o,
             "... and {} more crawlers (crawlers.csv)",
-            crawlers.height() - 10
+            crawlers.len() - 10
         )?;
     }
     writeln!(o)?;

@@ -45,6 +45,9 @@ pub use judge::replay;
 /// Nanoseconds in an hour.
 pub const HOUR: i64 = 3_600_000_000_000;
 
+/// The kinds of violation, in the report's order (`Violation::kind`).
+pub const VIOLATION_KINDS: [&str; 4] = ["disallow", "crawl-delay", "noindex", "unavailable-after"];
+
 /// How the audit judges.
 #[derive(Clone, Debug)]
 pub struct Settings {

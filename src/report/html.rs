@@ -9,7 +9,7 @@ use polars::prelude::*;
 use serde_json::Value;
 
 use super::{Report, ReportError};
-use crate::replay::Outcome;
+use crate::replay::{Outcome, VIOLATION_KINDS};
 use crate::snapshot::format_time;
 
 fn esc(text: &str) -> String {
@@ -210,7 +210,7 @@ pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError>
         esc(&window),
         esc(s["tool"]["version"].as_str().unwrap_or(""))
     );
-    let total: u64 = ["disallow", "crawl-delay", "noindex", "unavailable-after"]
+    let total: u64 = VIOLATION_KINDS
         .iter()
         .map(|k| num(&s["violations"][k]))
         .sum();
@@ -285,13 +285,12 @@ pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError>
     }
     h.push_str("</table></div>");
 
-    let top: Vec<String> = (0..c.height().min(COLORS.len()))
-        .filter(|&i| {
-            ["disallow", "crawl_delay", "noindex", "unavailable_after"]
-                .iter()
-                .any(|k| cell(c, k, i) != "0")
-        })
-        .map(|i| cell(c, "crawler", i))
+    let top: Vec<String> = report
+        .crawler_rows()?
+        .into_iter()
+        .take(COLORS.len())
+        .filter(|r| r.total() > 0)
+        .map(|r| r.crawler)
         .collect();
     h.push_str("<h2>Violations over time</h2><div class=chart>");
     h.push_str(&chart(outcome, &top));

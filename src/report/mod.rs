@@ -16,7 +16,7 @@ use polars::prelude::*;
 use serde_json::{Value, json};
 
 use crate::logs::FileReport;
-use crate::replay::{CrawlerRequest, Finding, Outcome, Violation};
+use crate::replay::{CrawlerRequest, Finding, Outcome, VIOLATION_KINDS, Violation};
 use crate::snapshot::format_time;
 
 /// An error writing a report.
@@ -96,6 +96,46 @@ pub const CRAWLER_COLUMNS: [&str; 13] = [
 
 /// Column names of `findings.csv`, in order.
 pub const FINDING_COLUMNS: [&str; 6] = ["kind", "host", "crawler", "url", "count", "detail"];
+
+/// The crawlers table's count columns, one per violation kind, in
+/// [`VIOLATION_KINDS`] order (`crawl-delay` → `crawl_delay`).
+fn kind_columns() -> [String; 4] {
+    VIOLATION_KINDS.map(|k| k.replace('-', "_"))
+}
+
+/// One row of the crawlers table, typed: what a summary shows of a crawler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrawlerRow {
+    /// The crawler identity.
+    pub crawler: String,
+    /// Its requests.
+    pub requests: u64,
+    /// Its violations per kind, in [`VIOLATION_KINDS`] order.
+    pub violations: [u64; 4],
+}
+
+impl CrawlerRow {
+    /// All its violations.
+    pub fn total(&self) -> u64 {
+        self.violations.iter().sum()
+    }
+}
+
+fn crawler_rows(df: &DataFrame) -> PolarsResult<Vec<CrawlerRow>> {
+    let names = df.column("crawler")?.str()?;
+    let requests = df.column("requests")?.u64()?;
+    let kinds = kind_columns()
+        .iter()
+        .map(|c| df.column(c)?.u64().cloned())
+        .collect::<PolarsResult<Vec<_>>>()?;
+    Ok((0..df.height())
+        .map(|i| CrawlerRow {
+            crawler: names.get(i).unwrap_or_default().to_string(),
+            requests: requests.get(i).unwrap_or(0),
+            violations: std::array::from_fn(|k| kinds[k].get(i).unwrap_or(0)),
+        })
+        .collect())
+}
 
 fn utc(nanos: Vec<i64>, name: &str) -> PolarsResult<Column> {
     Column::new(name.into(), nanos).cast(&DataType::Datetime(
@@ -227,20 +267,21 @@ fn crawlers_frame(requests: &DataFrame, violations: &DataFrame) -> PolarsResult<
             .sum()
             .alias(kind.replace('-', "_"))
     };
-    let per_violation = violations.clone().lazy().group_by([col("crawler")]).agg([
-        kind_count("disallow"),
-        kind_count("crawl-delay"),
-        kind_count("noindex"),
-        kind_count("unavailable-after"),
-    ]);
-    let counts = ["disallow", "crawl_delay", "noindex", "unavailable_after"];
-    let total = counts.iter().fold(lit(0u64), |acc, c| acc + col(*c));
+    let per_violation = violations
+        .clone()
+        .lazy()
+        .group_by([col("crawler")])
+        .agg(VIOLATION_KINDS.map(kind_count));
+    let counts = kind_columns();
+    let total = counts
+        .iter()
+        .fold(lit(0u64), |acc, c| acc + col(c.as_str()));
     let df = per_request
         .left_join(per_violation, col("crawler"), col("crawler"))
         .with_columns(
             counts
                 .iter()
-                .map(|c| col(*c).fill_null(lit(0u64)))
+                .map(|c| col(c.as_str()).fill_null(lit(0u64)))
                 .collect::<Vec<_>>(),
         )
         .with_column(total.clone().alias("violations"))
@@ -304,7 +345,7 @@ impl Report {
         let findings = findings_frame(&outcome.findings)?;
         let crawlers = crawlers_frame(&requests_frame(&outcome.requests)?, &violations)?;
         let mut totals = BTreeMap::new();
-        for kind in ["disallow", "crawl-delay", "noindex", "unavailable-after"] {
+        for kind in VIOLATION_KINDS {
             totals.insert(
                 kind,
                 outcome.violations.iter().filter(|v| v.kind == kind).count(),
@@ -319,26 +360,10 @@ impl Report {
             (Some(a), Some(b)) => json!({"first": format_time(a), "last": format_time(b)}),
             _ => Value::Null,
         };
-        let top: Vec<Value> = (0..crawlers.height().min(10))
-            .map(|i| {
-                let get = |c: &str| {
-                    crawlers
-                        .column(c)
-                        .ok()
-                        .and_then(|col| col.get(i).ok())
-                        .map(|v| v.to_string())
-                };
-                let number = |c: &str| get(c).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
-                let violations: u64 = ["disallow", "crawl_delay", "noindex", "unavailable_after"]
-                    .iter()
-                    .map(|c| number(c))
-                    .sum();
-                json!({
-                    "crawler": get("crawler").unwrap_or_default().trim_matches('"'),
-                    "requests": number("requests"),
-                    "violations": violations,
-                })
-            })
+        let top: Vec<Value> = crawler_rows(&crawlers)?
+            .iter()
+            .take(10)
+            .map(|r| json!({"crawler": r.crawler, "requests": r.requests, "violations": r.total()}))
             .collect();
         let summary = json!({
             "tool": {"name": "crawlaudit", "version": env!("CARGO_PKG_VERSION")},
@@ -368,6 +393,14 @@ impl Report {
         };
         report.html = html::render(&report, outcome)?;
         Ok(report)
+    }
+
+    /// The crawlers table's rows, in its order (most violations first).
+    ///
+    /// # Errors
+    /// A column missing or of another type (which would be a bug).
+    pub fn crawler_rows(&self) -> Result<Vec<CrawlerRow>, ReportError> {
+        Ok(crawler_rows(&self.crawlers)?)
     }
 
     /// Writes the report into `out`, atomically: everything goes into a
