@@ -2,6 +2,8 @@
 //! (`fixtures/golden/demo/`, re-blessed with `UPDATE_EXPECT=1`), determinism,
 //! exit codes, faults and atomicity.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,24 +19,15 @@ fn audit(args: &[&str]) -> Output {
 }
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crawlaudit-e2e-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir(&format!("e2e-{name}"))
 }
 
 fn golden(out: &Path, file: &str) {
     let got = std::fs::read_to_string(out.join(file)).unwrap();
     let path = Path::new(ROOT).join("fixtures/golden/demo").join(file);
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(&path, &got).unwrap();
+    if let Err(e) = common::check_golden(&got, &path) {
+        panic!("{e}");
     }
-    assert_eq!(
-        got,
-        std::fs::read_to_string(&path).unwrap(),
-        "{file} differs from {}",
-        path.display()
-    );
 }
 
 #[test]

@@ -4,15 +4,16 @@
 //! Each case's `CASE.md` says which rows are expected and why; the expected
 //! files were checked against it by hand. `UPDATE_EXPECT=1` rewrites them.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
 const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/cases");
 
 fn run_case(case: &Path) -> Result<(), String> {
-    let out = std::env::temp_dir().join(format!(
-        "crawlaudit-case-{}-{}",
-        std::process::id(),
+    let out = common::fresh_dir(&format!(
+        "case-{}",
         case.file_name().unwrap().to_string_lossy()
     ));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlaudit"));
@@ -34,22 +35,13 @@ fn run_case(case: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&run.stderr)
         ));
     }
-    let mut errors = Vec::new();
-    for file in ["violations.csv", "findings.csv"] {
-        let actual = std::fs::read_to_string(out.join(file)).unwrap();
-        let expected_path = case.join(file);
-        if std::env::var_os("UPDATE_EXPECT").is_some() {
-            std::fs::write(&expected_path, &actual).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&expected_path)
-            .map_err(|e| format!("{}: {e}", expected_path.display()))?;
-        if actual != expected {
-            errors.push(format!(
-                "{file}:\n--- expected\n{expected}--- actual\n{actual}"
-            ));
-        }
-    }
+    let errors: Vec<String> = ["violations.csv", "findings.csv"]
+        .iter()
+        .filter_map(|file| {
+            let actual = std::fs::read_to_string(out.join(file)).unwrap();
+            common::check_golden(&actual, &case.join(file)).err()
+        })
+        .collect();
     let _ = std::fs::remove_dir_all(&out);
     if errors.is_empty() {
         Ok(())
@@ -60,12 +52,7 @@ fn run_case(case: &Path) -> Result<(), String> {
 
 #[test]
 fn every_golden_case_matches() {
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(CASES)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    cases.sort();
+    let cases = common::case_dirs(Path::new(CASES));
     assert!(cases.len() >= 7, "cases found: {}", cases.len());
     let failures: Vec<String> = cases
         .iter()

@@ -4,6 +4,8 @@
 //! accounting). Re-bless with `UPDATE_EXPECT=1 cargo test --test logs_golden`
 //! and review the diff.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -77,12 +79,9 @@ fn check_case(dir: &Path) {
         );
         let mut got: String = sinks.into_iter().map(|s| s.0).collect();
         got.push_str(&render_report(&report));
-        let expected_path = dir.join("expected.tsv");
-        if std::env::var_os("UPDATE_EXPECT").is_some() {
-            std::fs::write(&expected_path, &got).unwrap();
+        if let Err(e) = common::check_golden(&got, &dir.join("expected.tsv")) {
+            panic!("chunk size {chunk_size}: {e}");
         }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        assert_eq!(got, expected, "{} (chunk size {chunk_size})", dir.display());
     }
     let detected = std::fs::read_to_string(dir.join("detected.txt")).unwrap();
     let sample = std::fs::read(&input).unwrap();
@@ -98,12 +97,7 @@ fn check_case(dir: &Path) {
 #[test]
 fn every_format_reads_its_golden_fixture() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/logs");
-    let mut cases: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    cases.sort();
+    let cases = common::case_dirs(&root);
     assert!(cases.len() >= 8, "{} cases", cases.len());
     for case in cases {
         check_case(&case);
