@@ -122,6 +122,9 @@ fn judge_host(
     let mut seen: BTreeMap<String, (Arc<Crawler>, Option<bool>, Seen)> = BTreeMap::new();
     let mut fetches: HashMap<(String, String), Vec<Fetch>> = HashMap::new();
     let mut decisions: HashMap<(usize, usize, String), bool> = HashMap::new();
+    // Crawl-delay seconds per (robots.txt version, crawler): the same for
+    // every request, so looked up once.
+    let mut delay_seconds: HashMap<(usize, usize), Option<f64>> = HashMap::new();
     for hit in &hits {
         let identity = hit.identity();
         let path = path_of(&hit.target);
@@ -166,8 +169,8 @@ fn judge_host(
             detail,
         };
         let reaches_unknown = t - settings.robots_cache_grace < first_known;
+        let crawler_key = Arc::as_ptr(&hit.crawler) as usize;
         if judged && !robots_txt && !reaches_unknown {
-            let crawler_key = Arc::as_ptr(&hit.crawler) as usize;
             let disallowed_everywhere = policies.iter().all(|p| {
                 let key = (p.version() as *const _ as usize, crawler_key, path.clone());
                 !*decisions
@@ -229,14 +232,16 @@ fn judge_host(
             if let Some((prev, prev_res)) = stats.last {
                 let gap = t - prev;
                 let resolution = hit.resolution.max(prev_res);
-                let delays: Vec<Option<(f64, String, u32)>> =
-                    policies.iter().map(|p| delay(p, &hit.crawler)).collect();
-                if delays.iter().all(Option::is_some) {
-                    let smallest = delays
-                        .iter()
-                        .flatten()
-                        .map(|d| d.0)
-                        .fold(f64::INFINITY, f64::min);
+                // The smallest delay among the cached versions; none when a
+                // version asks for none.
+                let smallest = policies.iter().try_fold(f64::INFINITY, |min, p| {
+                    let key = (p.version() as *const _ as usize, crawler_key);
+                    let seconds = *delay_seconds
+                        .entry(key)
+                        .or_insert_with(|| delay(p, &hit.crawler).map(|d| d.0));
+                    seconds.map(|s| min.min(s))
+                });
+                if let Some(smallest) = smallest {
                     if ((gap + resolution) as f64) < smallest * 1e9 {
                         let now = snap.policy_at(host, t);
                         let (rule, line) = now
