@@ -231,15 +231,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         ..ReadOptions::default()
     };
 
-    let total_bytes: u64 = inputs
+    // The progress bar counts input files' sizes on disk (stdin: 0).
+    let sizes: Vec<u64> = inputs
         .iter()
-        .filter_map(|i| match i {
-            Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            Input::Stdin => None,
+        .map(|i| match i {
+            Input::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            Input::Stdin => 0,
         })
-        .sum();
+        .collect();
     let progress = (!args.quiet && io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(total_bytes);
+        let bar = indicatif::ProgressBar::new(sizes.iter().sum());
         bar.set_style(
             indicatif::ProgressStyle::with_template(
                 "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
@@ -251,7 +252,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     });
     let mut collectors = Vec::new();
     let mut files = Vec::new();
-    for input in &inputs {
+    for (input, size) in inputs.iter().zip(&sizes) {
         if let Some(bar) = &progress {
             bar.set_message(input.name());
         }
@@ -264,8 +265,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 .path
                 .replace(&d.log().display().to_string(), "fixtures/demo/access.log");
         }
-        if let (Some(bar), Input::File(p)) = (&progress, input) {
-            bar.inc(std::fs::metadata(p).map(|m| m.len()).unwrap_or(0));
+        if let Some(bar) = &progress {
+            bar.inc(*size);
         }
         collectors.extend(sinks);
         files.push(report);
