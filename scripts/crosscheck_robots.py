@@ -9,7 +9,7 @@ Development tool, not part of CI. Needs the PyPI package `jwm-robotstxt`
     python3 scripts/crosscheck_robots.py --random 1000 --seed 1
     python3 scripts/crosscheck_robots.py --corpus ../shared/data/robots_corpus/protego
 
-For each robots.txt (random, or every file of a corpus directory) and each
+For each robots.txt (random, or every file below a corpus directory) and each
 product token, it runs `crawlaudit check` once with many URLs and compares
 every decision, and the deciding line whenever crawlaudit names one, with
 `RobotsMatcher.OneAgentAllowedByRobots` and `matching_line()`.
@@ -229,13 +229,17 @@ def main():
         compare(args.binary, body, tokens, urls, tmp, f"random#{i}", report, stats)
         stats["files"] += 1
     if args.corpus:
-        for f in sorted(Path(args.corpus).iterdir()):
+        root = Path(args.corpus)
+        for f in sorted(root.rglob("*")):
             if not f.is_file() or f.name.endswith(".LICENSE"):
                 continue
             body = f.read_bytes()
             urls = urls_from_rules(rng, body, 20)
-            compare(args.binary, body, ["Googlebot", "bingbot", "FooBot"], urls, tmp, f.name, report, stats)
+            label = str(f.relative_to(root))
+            compare(args.binary, body, ["Googlebot", "bingbot", "FooBot"], urls, tmp, label, report, stats)
             stats["files"] += 1
+        if stats["files"] == 0:
+            sys.exit(f"--corpus {args.corpus}: no files found")
     for label, body, token, url, ours, ref in report:
         print(f"DISAGREE {label}: token={token!r} url={url!r} ours={ours} reference={ref}")
         print(f"  robots.txt (first 2000 bytes): {body!r}")
