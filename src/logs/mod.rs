@@ -32,7 +32,7 @@ use std::str::FromStr;
 
 pub use inputs::{Input, expand_inputs};
 pub use json::JsonFields;
-pub use reader::{BadSample, FileReport, ReadOptions, Sink, read_input};
+pub use reader::{BadSample, FileReport, MAX_LINE, ReadOptions, Sink, read_input};
 pub use record::Request;
 pub use template::FormatError;
 
@@ -54,6 +54,8 @@ pub enum BadReason {
     Json,
     /// A W3C data line before any `#Fields:` directive.
     NoFields,
+    /// Longer than [`MAX_LINE`]: not parsed.
+    TooLong,
 }
 
 impl BadReason {
@@ -66,6 +68,7 @@ impl BadReason {
             BadReason::Bytes => "bytes",
             BadReason::Json => "json",
             BadReason::NoFields => "no-fields",
+            BadReason::TooLong => "too-long",
         }
     }
 
@@ -78,6 +81,7 @@ impl BadReason {
             BadReason::Bytes => "invalid byte count",
             BadReason::Json => "not a JSON object",
             BadReason::NoFields => "W3C data line before any #Fields directive",
+            BadReason::TooLong => "line longer than 1 MiB (not parsed)",
         }
     }
 }

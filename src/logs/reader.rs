@@ -90,6 +90,11 @@ pub struct FileReport {
 }
 
 const MAX_SAMPLES: usize = 10;
+/// The longest log line parsed. A longer line is counted as a bad line
+/// (`too-long`) and sampled, and its bytes are skipped without being held:
+/// a 100 MB line, or a gzip bomb of a gigabyte without a newline, costs
+/// time in proportion to its size and no more memory than this.
+pub const MAX_LINE: usize = 1 << 20;
 const SAMPLE_BYTES: usize = 200;
 const DETECT_BYTES: usize = 64 << 10;
 
@@ -111,6 +116,10 @@ fn parse_chunk<S: Sink>(data: &[u8], parser: &mut Compiled, sink: &mut S) -> Cou
     let mut handle = |line: &[u8], counts: &mut Counts| {
         counts.lines += 1;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.len() > MAX_LINE {
+            too_long(counts, line);
+            return;
+        }
         if line.trim_ascii().is_empty() {
             counts.empty += 1;
             return;
@@ -149,6 +158,30 @@ fn parse_chunk<S: Sink>(data: &[u8], parser: &mut Compiled, sink: &mut S) -> Cou
     if start < data.len() {
         handle(&data[start..], &mut counts);
     }
+    counts
+}
+
+/// Counts one line longer than [`MAX_LINE`] (already counted in `lines`),
+/// sampling its start.
+fn too_long(counts: &mut Counts, head: &[u8]) {
+    *counts.bad.entry(BadReason::TooLong).or_insert(0) += 1;
+    if counts.samples.len() < MAX_SAMPLES {
+        let end = head.len().min(SAMPLE_BYTES);
+        counts.samples.push((
+            counts.lines,
+            BadReason::TooLong,
+            String::from_utf8_lossy(&head[..end]).into_owned(),
+        ));
+    }
+}
+
+/// The counts of one skipped over-long line that starts with `head`.
+fn one_too_long(head: &[u8]) -> Counts {
+    let mut counts = Counts {
+        lines: 1,
+        ..Counts::default()
+    };
+    too_long(&mut counts, head);
     counts
 }
 
@@ -345,15 +378,10 @@ where
     let mut sinks = Vec::new();
     let mut offset = 0u64;
     let mut window = Some((first, skip));
-    let mut window_len = WINDOW;
     while offset < len {
         let (map, skip) = match window.take() {
             Some(w) => w,
-            None => match map_window(
-                &file,
-                offset,
-                (len - offset).min(window_len as u64) as usize,
-            ) {
+            None => match map_window(&file, offset, (len - offset).min(WINDOW as u64) as usize) {
                 Ok(w) => w,
                 Err(e) => {
                     report.fault = Some(format!(
@@ -374,7 +402,36 @@ where
             match memchr::memrchr(b'\n', data) {
                 Some(nl) => nl + 1,
                 None => {
-                    window_len = window_len.saturating_mul(2);
+                    // A line longer than the window (so than MAX_LINE):
+                    // count it and skip to its end, window by window.
+                    let counts = one_too_long(data);
+                    drop(map);
+                    let mut next = offset + WINDOW as u64;
+                    let end = loop {
+                        if next >= len {
+                            break len;
+                        }
+                        let want = (len - next).min(WINDOW as u64) as usize;
+                        match map_window(&file, next, want) {
+                            Ok((m, s)) => match memchr::memchr(b'\n', &m[s..]) {
+                                Some(nl) => break next + nl as u64 + 1,
+                                None => next += want as u64,
+                            },
+                            Err(e) => {
+                                report.fault = Some(format!(
+                                    "cannot map {} at byte {next}: {e}",
+                                    path.display()
+                                ));
+                                break len;
+                            }
+                        }
+                    };
+                    merge(&mut report, [counts]);
+                    report.bytes += end - offset;
+                    offset = end;
+                    if report.fault.is_some() {
+                        break;
+                    }
                     continue;
                 }
             }
@@ -399,7 +456,6 @@ where
         merge(&mut report, counts);
         report.bytes += end as u64;
         offset += end as u64;
-        window_len = WINDOW;
     }
     (sinks, report)
 }
@@ -443,6 +499,24 @@ fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<()>
     };
     buf.truncate(filled);
     result
+}
+
+/// Reads and drops bytes up to and including the next newline. Returns the
+/// bytes dropped, what was read after the newline, and a read error.
+fn skip_line(source: &mut dyn Read, block_size: usize) -> (u64, Vec<u8>, Option<io::Error>) {
+    let mut skipped = 0u64;
+    let mut buf = Vec::with_capacity(block_size);
+    loop {
+        buf.clear();
+        let read = fill(source, &mut buf, block_size);
+        if let Some(nl) = memchr::memchr(b'\n', &buf) {
+            return (skipped + nl as u64 + 1, buf.split_off(nl + 1), read.err());
+        }
+        skipped += buf.len() as u64;
+        if read.is_err() || buf.len() < block_size {
+            return (skipped, Vec::new(), read.err());
+        }
+    }
 }
 
 /// One block of whole lines and the parser state at its start.
@@ -533,10 +607,25 @@ where
             if !at_end {
                 match memchr::memrchr(b'\n', &buf) {
                     Some(nl) => carry = buf.split_off(nl + 1),
-                    None => {
+                    None if buf.len() <= MAX_LINE => {
                         // One line longer than a block: keep reading it.
                         carry = buf;
                         continue;
+                    }
+                    None => {
+                        // Longer than MAX_LINE: keep its first MAX_LINE + 1
+                        // bytes as a line of its own, which the parser
+                        // counts as too long, and drop the rest of it.
+                        let (skipped, rest, error) = skip_line(source.as_mut(), block_size);
+                        if let Some(e) = error {
+                            let offset = compressed_count.load(Ordering::Relaxed);
+                            fault = Some(format!("read failed near compressed byte {offset}: {e}"));
+                        }
+                        bytes += (buf.len() - MAX_LINE - 1) as u64 + skipped;
+                        buf.truncate(MAX_LINE + 1);
+                        buf.push(b'\n');
+                        bytes -= 1;
+                        carry = rest;
                     }
                 }
             }

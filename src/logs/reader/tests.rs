@@ -212,3 +212,43 @@ fn unsupported_and_unreadable_inputs_are_faults() {
     let (got, r) = read(&temp("empty.log", b""), 1 << 20);
     assert!(got.is_empty() && r.lines == 0);
 }
+
+#[test]
+fn lines_over_the_limit_are_counted_and_skipped() {
+    // Normal lines around one 3 MiB line, plain and gzip, several chunk
+    // sizes; the stream path skips the long line block by block.
+    let mut data = Vec::new();
+    data.extend_from_slice(line(1).as_bytes());
+    data.extend_from_slice(b"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] \"GET /");
+    data.extend(std::iter::repeat_n(b'a', 3 << 20));
+    data.extend_from_slice(b" HTTP/1.1\" 200 1 \"-\" \"-\"\n");
+    data.extend_from_slice(line(2).as_bytes());
+    // A file that ends inside a second long line.
+    let mut unterminated = data.clone();
+    unterminated.extend(std::iter::repeat_n(b'z', MAX_LINE + 10));
+    for (name, bytes, lines) in [("long.log", &data, 3), ("long-end.log", &unterminated, 4)] {
+        for (file, contents) in [
+            (name.to_string(), bytes.clone()),
+            (format!("{name}.gz"), gzip(bytes)),
+        ] {
+            for chunk in [4 << 10, 1 << 20] {
+                let (got, r) = read(&temp(&file, &contents), chunk);
+                let what = format!("{file} chunk {chunk}");
+                assert_eq!(r.fault, None, "{what}");
+                assert_eq!(r.lines, lines, "{what}");
+                assert_eq!(r.parsed, 2, "{what}");
+                assert_eq!(r.bad, lines - 2, "{what}");
+                assert_eq!(
+                    r.bad_by_reason.get("too-long"),
+                    Some(&(lines - 2)),
+                    "{what}"
+                );
+                assert_eq!(r.bytes, bytes.len() as u64, "{what}");
+                assert_eq!(r.samples[0].line, 2, "{what}");
+                assert_eq!(r.samples[0].text.len(), SAMPLE_BYTES, "{what}");
+                let targets: Vec<&[u8]> = got.iter().map(|g| &g.0[..]).collect();
+                assert_eq!(targets, [&b"/p1?x=1"[..], b"/p2?x=1"], "{what}");
+            }
+        }
+    }
+}
