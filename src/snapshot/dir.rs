@@ -209,10 +209,53 @@ fn ok() -> u16 {
     200
 }
 
+/// The longest `pages.jsonl` line read; a longer one is refused.
+/// Googlebot reads the first 15 MB of an HTML page, so a line holding a
+/// whole page up to that size fits.
+pub const MAX_PAGE_LINE: usize = 16 << 20;
+
 fn load_pages(path: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), SnapshotError> {
-    let text = std::fs::read(path)
+    let file = std::fs::File::open(path)
         .map_err(|e| SnapshotError::new(path, None, format!("cannot read: {e}")))?;
-    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+    load_pages_from(file, path, host, snapshot)
+}
+
+/// Reads `pages.jsonl` lines from `source` (named `path`) for `host`.
+pub(crate) fn load_pages_from(
+    source: impl std::io::Read,
+    path: &Path,
+    host: &str,
+    snapshot: &mut Snapshot,
+) -> Result<(), SnapshotError> {
+    use std::io::{BufRead, Read};
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, source);
+    let mut buf = Vec::new();
+    for i in 0.. {
+        buf.clear();
+        let n = (&mut reader)
+            .take(MAX_PAGE_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| {
+                SnapshotError::new(
+                    path,
+                    Some(format!("line {}", i + 1)),
+                    format!("cannot read: {e}"),
+                )
+            })?;
+        if n == 0 {
+            break;
+        }
+        if n > MAX_PAGE_LINE {
+            return Err(SnapshotError::new(
+                path,
+                Some(format!("line {}", i + 1)),
+                format!(
+                    "the line is longer than {} MiB: keep only the page's <head> in \"html\", or give its robots tags as \"meta\"",
+                    MAX_PAGE_LINE >> 20
+                ),
+            ));
+        }
+        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.trim_ascii().is_empty() {
             continue;

@@ -31,7 +31,8 @@ use std::sync::Arc;
 use crate::indexing::PageRules;
 use crate::robots::Robots;
 
-pub use warc::WarcStats;
+pub use dir::MAX_PAGE_LINE;
+pub use warc::{MAX_WARC_BLOCK, MAX_WARC_HEADER_LINE, MAX_WARC_HEADERS, WarcStats};
 
 /// Nanoseconds in a day.
 const DAY: i64 = 86_400 * 1_000_000_000;
@@ -325,10 +326,47 @@ impl Snapshot {
             }
             snapshot.sources.push(path.display().to_string());
         }
-        for timeline in snapshot.hosts.values_mut() {
+        snapshot.sort_timelines();
+        Ok(snapshot)
+    }
+
+    /// Reads a WARC stream (plain or gzip) named `path` into the snapshot,
+    /// as [`Snapshot::load`] reads a WARC file: for callers that hold the
+    /// bytes already (an object-store client, a test).
+    ///
+    /// # Errors
+    /// A record that does not parse, with its byte offset.
+    pub fn read_warc(
+        &mut self,
+        path: &Path,
+        source: impl std::io::Read,
+    ) -> Result<WarcStats, SnapshotError> {
+        let stats = warc::load_from(source, path, self)?;
+        self.sort_timelines();
+        Ok(stats)
+    }
+
+    /// Reads `pages.jsonl` lines (SPEC 4.1) for `host` from a stream named
+    /// `path`, as [`Snapshot::load`] reads a host folder's `pages.jsonl`.
+    ///
+    /// # Errors
+    /// A line that is not a page object, or longer than
+    /// [`MAX_PAGE_LINE`], with its line number.
+    pub fn read_pages(
+        &mut self,
+        host: &str,
+        path: &Path,
+        source: impl std::io::Read,
+    ) -> Result<(), SnapshotError> {
+        dir::load_pages_from(source, path, host, self)?;
+        self.sort_timelines();
+        Ok(())
+    }
+
+    fn sort_timelines(&mut self) {
+        for timeline in self.hosts.values_mut() {
             timeline.sort();
         }
-        Ok(snapshot)
     }
 
     pub(crate) fn host_mut(&mut self, host: &str) -> &mut HostTimeline {

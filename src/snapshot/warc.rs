@@ -36,6 +36,15 @@ pub struct WarcStats {
     pub skipped: u64,
 }
 
+/// The longest WARC header line read; a longer one is refused.
+pub const MAX_WARC_HEADER_LINE: usize = 64 << 10;
+/// The most header bytes one record may have.
+pub const MAX_WARC_HEADERS: usize = 1 << 20;
+/// The most of a record's block kept in memory: the HTTP headers and a body
+/// up to the decompression limit. The rest of a longer block is skipped
+/// (a 2 GB video record costs no memory).
+pub const MAX_WARC_BLOCK: u64 = super::http::MAX_BODY + (1 << 20);
+
 /// Is this file name a WARC file?
 pub(crate) fn is_warc_name(path: &Path) -> bool {
     let name = path
@@ -74,10 +83,23 @@ struct Reader<R> {
 }
 
 impl<R: BufRead> Reader<R> {
+    /// Reads one line of at most [`MAX_WARC_HEADER_LINE`] bytes; a longer
+    /// one is an `InvalidData` error.
     fn line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
         buf.clear();
-        let n = self.inner.read_until(b'\n', buf)?;
+        let n = (&mut self.inner)
+            .take(MAX_WARC_HEADER_LINE as u64 + 1)
+            .read_until(b'\n', buf)?;
         self.offset += n as u64;
+        if n > MAX_WARC_HEADER_LINE {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "a header line longer than {} KiB: this is not a WARC file, or the previous record's Content-Length is wrong",
+                    MAX_WARC_HEADER_LINE >> 10
+                ),
+            ));
+        }
         Ok(n)
     }
 
@@ -108,6 +130,15 @@ impl<R: BufRead> Reader<R> {
         let mut headers = Vec::new();
         loop {
             let at = self.offset;
+            if at - start > MAX_WARC_HEADERS as u64 {
+                return Err(err(
+                    start,
+                    format!(
+                        "the record's headers run past {} KiB without the blank line that ends them",
+                        MAX_WARC_HEADERS >> 10
+                    ),
+                ));
+            }
             if self.line(&mut line).map_err(|e| io(at, e))? == 0 {
                 return Err(err(
                     start,
@@ -138,19 +169,31 @@ impl<R: BufRead> Reader<R> {
             .1
             .parse()
             .map_err(|_| err(start, "the record's Content-Length is not a number".into()))?;
-        // Read what the record declares, growing the buffer as bytes come,
-        // so that a Content-Length that lies cannot allocate more than the
-        // file holds.
+        // Keep at most MAX_WARC_BLOCK bytes of the block, growing the
+        // buffer as bytes come (a Content-Length that lies cannot allocate
+        // more than the file holds), and skip the rest.
         let mut block = Vec::new();
-        let got = (&mut self.inner)
-            .take(length)
+        let kept = (&mut self.inner)
+            .take(length.min(MAX_WARC_BLOCK))
             .read_to_end(&mut block)
             .map_err(|e| io(self.offset, e))? as u64;
-        self.offset += got;
+        self.offset += kept;
+        let mut got = kept;
+        if kept < length && kept == MAX_WARC_BLOCK {
+            let skipped = std::io::copy(
+                &mut (&mut self.inner).take(length - kept),
+                &mut std::io::sink(),
+            )
+            .map_err(|e| io(self.offset, e))?;
+            self.offset += skipped;
+            got += skipped;
+        }
         if got < length {
             return Err(err(
                 start,
-                format!("the record declares {length} bytes but the file ends after {got}"),
+                format!(
+                    "the record declares Content-Length {length} but the file ends {got} bytes into its block: the file is truncated or the Content-Length is wrong"
+                ),
             ));
         }
         Ok(Some(Record {
@@ -183,12 +226,21 @@ fn split_url(uri: &str) -> Option<(String, String)> {
 pub(crate) fn load(path: &Path, snapshot: &mut Snapshot) -> Result<WarcStats, SnapshotError> {
     let file = File::open(path)
         .map_err(|e| SnapshotError::new(path, None, format!("cannot read: {e}")))?;
-    let mut buffered = BufReader::with_capacity(1 << 20, file);
+    load_from(file, path, snapshot)
+}
+
+/// Loads a WARC stream (plain or gzip) named `path` into `snapshot`.
+pub(crate) fn load_from(
+    source: impl Read,
+    path: &Path,
+    snapshot: &mut Snapshot,
+) -> Result<WarcStats, SnapshotError> {
+    let mut buffered = BufReader::with_capacity(1 << 20, source);
     let gzip = buffered
         .fill_buf()
         .map(|b| b.starts_with(&[0x1F, 0x8B]))
         .unwrap_or(false);
-    let inner: Box<dyn BufRead> = if gzip {
+    let inner: Box<dyn BufRead + '_> = if gzip {
         Box::new(BufReader::with_capacity(
             1 << 20,
             flate2::read::MultiGzDecoder::new(buffered),

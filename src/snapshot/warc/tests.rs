@@ -241,7 +241,7 @@ fn broken_records_are_errors_with_offsets() {
         .to_string();
     assert!(
         e.contains(&format!("lying.warc, byte {good}"))
-            && e.contains("declares 5000 bytes but the file ends after 5"),
+            && e.contains("declares Content-Length 5000 but the file ends 5 bytes into its block"),
         "{e}"
     );
     let e = Snapshot::load(&[write("garbage.warc", b"<html>not a warc</html>")])
