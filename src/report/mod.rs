@@ -34,6 +34,14 @@ pub enum ReportError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A report file could not be written; the previous report is intact.
+    #[error("cannot write {}: {message} (the previous report, if any, is unchanged)", path.display())]
+    Write {
+        /// The report file, as it would have been named.
+        path: PathBuf,
+        /// The cause.
+        message: String,
+    },
 }
 
 /// Which files to write (`--output-formats`).
@@ -424,15 +432,36 @@ impl Report {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "reports".into());
+        remove_stale(parent, &name);
         let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
-        let result = self.write_files(&tmp, formats);
+        let result = self.write_files(&tmp, out, formats);
         if let Err(e) = result {
             let _ = std::fs::remove_dir_all(&tmp);
             return Err(e);
         }
-        // Swap: the old report moves aside, the new one takes its name.
+        // Swap in one step where the system can (Linux): the old report and
+        // the new one exchange names, so that a run killed at any moment
+        // leaves one complete report or the other.
+        if out.exists() {
+            match exchange(&tmp, out) {
+                Ok(true) => {
+                    let _ = std::fs::remove_dir_all(&tmp);
+                    return Ok(());
+                }
+                Ok(false) => {}
+                Err(source) => {
+                    let _ = std::fs::remove_dir_all(&tmp);
+                    return Err(ReportError::Io {
+                        path: out.to_path_buf(),
+                        source,
+                    });
+                }
+            }
+        }
+        // Elsewhere: the old report moves aside, the new one takes its name
+        // (killed between the two, the old report is in `.NAME.old-PID`).
         let old = parent.join(format!(".{name}.old-{}", std::process::id()));
         if out.exists() {
             std::fs::rename(out, &old).map_err(io(out))?;
@@ -449,7 +478,16 @@ impl Report {
         Ok(())
     }
 
-    fn write_files(&self, dir: &Path, formats: OutputFormats) -> Result<(), ReportError> {
+    fn write_files(
+        &self,
+        dir: &Path,
+        out: &Path,
+        formats: OutputFormats,
+    ) -> Result<(), ReportError> {
+        let file =
+            |name: &str, fill: &mut dyn FnMut(&mut BufWriter<File>) -> Result<(), String>| {
+                write_file(&dir.join(name), &out.join(name), fill)
+            };
         let tables = [
             ("violations", &self.violations),
             ("crawlers", &self.crawlers),
@@ -457,44 +495,130 @@ impl Report {
         ];
         for (name, df) in tables {
             if formats.csv {
-                let path = dir.join(format!("{name}.csv"));
                 let mut frame = rfc3339_times(df)?;
-                let file = File::create(&path).map_err(|source| ReportError::Io {
-                    path: path.clone(),
-                    source,
+                file(&format!("{name}.csv"), &mut |w| {
+                    CsvWriter::new(w)
+                        .include_header(true)
+                        .finish(&mut frame)
+                        .map_err(|e| e.to_string())
                 })?;
-                let mut w = BufWriter::new(file);
-                CsvWriter::new(&mut w)
-                    .include_header(true)
-                    .finish(&mut frame)?;
-                w.flush()
-                    .map_err(|source| ReportError::Io { path, source })?;
             }
             if formats.parquet {
-                let path = dir.join(format!("{name}.parquet"));
-                let file = File::create(&path).map_err(|source| ReportError::Io {
-                    path: path.clone(),
-                    source,
+                file(&format!("{name}.parquet"), &mut |w| {
+                    ParquetWriter::new(w)
+                        .finish(&mut df.clone())
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
                 })?;
-                ParquetWriter::new(file).finish(&mut df.clone())?;
             }
             if formats.json {
-                let path = dir.join(format!("{name}.ndjson"));
-                write_ndjson(&path, df)?;
+                let frame = rfc3339_times(df)?;
+                file(&format!("{name}.ndjson"), &mut |w| write_ndjson(w, &frame))?;
             }
         }
         if formats.html {
-            let path = dir.join("report.html");
-            std::fs::write(&path, &self.html).map_err(|source| ReportError::Io { path, source })?;
+            file("report.html", &mut |w| {
+                w.write_all(self.html.as_bytes()).map_err(|e| e.to_string())
+            })?;
         }
         if formats.json {
-            let path = dir.join("summary.json");
             let text = serde_json::to_string_pretty(&self.summary).expect("JSON values serialize");
-            std::fs::write(&path, text + "\n")
-                .map_err(|source| ReportError::Io { path, source })?;
+            file("summary.json", &mut |w| {
+                w.write_all(text.as_bytes())
+                    .and_then(|()| w.write_all(b"\n"))
+                    .map_err(|e| e.to_string())
+            })?;
         }
         Ok(())
     }
+}
+
+/// Exchanges the names of `a` and `b` atomically. `Ok(false)` when the
+/// system or file system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both paths are NUL-terminated strings that outlive the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ENOSYS | libc::EINVAL | libc::ENOTSUP) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+/// Exchanges the names of `a` and `b` atomically. `Ok(false)` when the
+/// system or file system cannot.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> std::io::Result<bool> {
+    Ok(false)
+}
+
+/// Removes `.NAME.tmp-PID` and `.NAME.old-PID` directories left in
+/// `parent` by runs that were killed (their process no longer exists).
+fn remove_stale(parent: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let file_name = file_name.to_string_lossy();
+        let Some(rest) = file_name.strip_prefix(&format!(".{name}.")) else {
+            continue;
+        };
+        let pid = rest
+            .strip_prefix("tmp-")
+            .or_else(|| rest.strip_prefix("old-"))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if pid != std::process::id() && !process_exists(pid) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
+/// Whether process `pid` runs (on systems without `/proc`: assumed so,
+/// which keeps its files).
+fn process_exists(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.is_dir() || proc.join(pid.to_string()).exists()
+}
+
+/// Creates `path`, lets `fill` write it, then flushes it and syncs it to
+/// disk (a full disk shows here at the latest). Errors name `shown`, the
+/// file as the finished report calls it.
+fn write_file(
+    path: &Path,
+    shown: &Path,
+    fill: &mut dyn FnMut(&mut BufWriter<File>) -> Result<(), String>,
+) -> Result<(), ReportError> {
+    let fail = |message: String| ReportError::Write {
+        path: shown.to_path_buf(),
+        message,
+    };
+    let file = File::create(path).map_err(|e| fail(e.to_string()))?;
+    let mut w = BufWriter::new(file);
+    fill(&mut w).map_err(fail)?;
+    let file = w.into_inner().map_err(|e| fail(e.error().to_string()))?;
+    file.sync_all().map_err(|e| fail(e.to_string()))
 }
 
 /// A copy of `df` whose datetime columns are RFC 3339 strings
@@ -513,20 +637,19 @@ fn rfc3339_times(df: &DataFrame) -> PolarsResult<DataFrame> {
     Ok(out)
 }
 
-/// One JSON object per row, values as the CSV shows them (times RFC 3339,
+/// One JSON object per row of `frame` (times already RFC 3339 strings,
 /// nulls as null).
-fn write_ndjson(path: &Path, df: &DataFrame) -> Result<(), ReportError> {
-    let frame = rfc3339_times(df)?;
-    let file = File::create(path).map_err(|source| ReportError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut w = BufWriter::new(file);
+fn write_ndjson(w: &mut impl Write, frame: &DataFrame) -> Result<(), String> {
     let names = frame.get_column_names_owned();
+    let columns = names
+        .iter()
+        .map(|name| frame.column(name))
+        .collect::<PolarsResult<Vec<_>>>()
+        .map_err(|e| e.to_string())?;
     for i in 0..frame.height() {
         let mut obj = serde_json::Map::new();
-        for name in &names {
-            let value = frame.column(name)?.get(i)?;
+        for (name, column) in names.iter().zip(&columns) {
+            let value = column.get(i).map_err(|e| e.to_string())?;
             let v = match value {
                 AnyValue::Null => Value::Null,
                 AnyValue::Boolean(b) => Value::Bool(b),
@@ -541,19 +664,10 @@ fn write_ndjson(path: &Path, df: &DataFrame) -> Result<(), ReportError> {
             };
             obj.insert(name.to_string(), v);
         }
-        serde_json::to_writer(&mut w, &obj).map_err(|e| ReportError::Io {
-            path: path.to_path_buf(),
-            source: e.into(),
-        })?;
-        w.write_all(b"\n").map_err(|source| ReportError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        serde_json::to_writer(&mut *w, &obj).map_err(|e| e.to_string())?;
+        w.write_all(b"\n").map_err(|e| e.to_string())?;
     }
-    w.flush().map_err(|source| ReportError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,213 @@
+//! Reports under faults: a run killed with SIGKILL at any moment leaves the
+//! previous report or the new one, never a mixture; a full disk gives exit
+//! 2, a message naming the file, and the previous report intact.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Instant;
+
+fn crawlaudit() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
+}
+
+/// The demo's audit (its files named, so that nothing else is written)
+/// into `out`; `grace` changes the result (so that the old and the new
+/// report differ).
+fn audit_args(out: &Path, grace: &str) -> Vec<String> {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
+    let path = |p: &str| demo.join(p).to_str().unwrap().to_string();
+    [
+        "audit".to_string(),
+        path("access.log"),
+        "--snapshot".into(),
+        path("snapshot"),
+        "--ip-ranges".into(),
+        path("ip-ranges"),
+    ]
+    .into_iter()
+    .chain(
+        [
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+            "--robots-cache-grace",
+            grace,
+        ]
+        .map(String::from),
+    )
+    .collect()
+}
+
+fn run(args: &[String]) -> Output {
+    crawlaudit().args(args).output().unwrap()
+}
+
+/// A report's files by name; summary.json without its `run` timing, the
+/// one field that differs between identical runs.
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut bytes = std::fs::read(&path).unwrap();
+        if name == "summary.json" {
+            let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            v.as_object_mut().unwrap().remove("run");
+            bytes = v.to_string().into_bytes();
+        }
+        files.insert(name, bytes);
+    }
+    files
+}
+
+fn leftovers(parent: &Path) -> Vec<String> {
+    std::fs::read_dir(parent)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".reports."))
+        .collect()
+}
+
+#[test]
+fn a_killed_run_leaves_the_old_report_or_the_new_one() {
+    let dir = common::fresh_dir("faults-kill");
+    // The two reports, written undisturbed.
+    let old_dir = dir.join("old");
+    let new_dir = dir.join("new");
+    assert!(run(&audit_args(&old_dir, "24h")).status.success());
+    let start = Instant::now();
+    assert!(run(&audit_args(&new_dir, "1h")).status.success());
+    let duration = start.elapsed();
+    let (old, new) = (contents(&old_dir), contents(&new_dir));
+    assert_ne!(
+        old, new,
+        "the two runs must differ for the test to mean anything"
+    );
+
+    let out = dir.join("reports");
+    let mut seen = BTreeMap::<&str, u32>::new();
+    for step in 0..=16u32 {
+        // Start from the old report, kill the new run part way through
+        // (later and later; the last ones after it finished).
+        assert!(run(&audit_args(&out, "24h")).status.success());
+        let mut child = crawlaudit()
+            .args(audit_args(&out, "1h"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(duration.mul_f64(f64::from(step) / 12.0));
+        let _ = child.kill(); // SIGKILL
+        child.wait().unwrap();
+        assert!(out.is_dir(), "step {step}: no report at all");
+        let got = contents(&out);
+        let which = if got == old {
+            "old"
+        } else if got == new {
+            "new"
+        } else {
+            panic!(
+                "step {step}: the report is a mixture: files {:?}",
+                got.keys().collect::<Vec<_>>()
+            )
+        };
+        *seen.entry(which).or_default() += 1;
+    }
+    eprintln!("killed runs left: {seen:?}");
+    assert!(
+        seen.contains_key("old"),
+        "no kill came early enough: {seen:?}"
+    );
+    // The next complete run removes what killed runs left behind.
+    assert!(run(&audit_args(&out, "1h")).status.success());
+    assert_eq!(leftovers(&dir), Vec::<String>::new());
+    assert_eq!(contents(&out), new);
+}
+
+/// A small tmpfs mounted for the test (unmounted on drop).
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(at: &Path, size: &str) -> Option<Tmpfs> {
+        std::fs::create_dir_all(at).unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Tmpfs(at.to_path_buf()))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_is_exit_2_and_keeps_the_previous_report() {
+    let dir = common::fresh_dir("faults-disk");
+    let disk = dir.join("disk");
+    // Room for one demo report (about 100 KiB in 4 KiB pages), not two.
+    let mounted = Tmpfs::mount(&disk, "160k");
+    let out = disk.join("reports");
+    let limited = |args: &[String]| -> Output {
+        let mut cmd = crawlaudit();
+        cmd.args(args);
+        if mounted.is_none() {
+            // Without the right to mount: a file size limit makes writes
+            // fail the same way (EFBIG instead of ENOSPC).
+            use std::os::unix::process::CommandExt;
+            // SAFETY: setrlimit and signal are async-signal-safe.
+            unsafe {
+                cmd.pre_exec(|| {
+                    let limit = libc::rlimit {
+                        rlim_cur: 20_000,
+                        rlim_max: 20_000,
+                    };
+                    libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+                    libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                    Ok(())
+                });
+            }
+        }
+        cmd.output().unwrap()
+    };
+    if mounted.is_some() {
+        let first = limited(&audit_args(&out, "24h"));
+        assert!(
+            first.status.success(),
+            "{}",
+            String::from_utf8_lossy(&first.stderr)
+        );
+    } else {
+        eprintln!("cannot mount a tmpfs here: limiting the file size instead");
+        std::fs::create_dir_all(&disk).unwrap();
+        assert!(run(&audit_args(&out, "24h")).status.success());
+    }
+    let before = contents(&out);
+    let second = limited(&audit_args(&out, "1h"));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    let want = format!("cannot write {}/", out.display());
+    assert!(stderr.contains(&want), "want {want:?} in {stderr}");
+    let cause = if mounted.is_some() {
+        "No space left on device"
+    } else {
+        "File too large"
+    };
+    assert!(stderr.contains(cause), "{stderr}");
+    assert!(
+        stderr.contains("the previous report, if any, is unchanged"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert_eq!(contents(&out), before, "the previous report changed");
+    assert_eq!(leftovers(&disk), Vec::<String>::new());
+}
