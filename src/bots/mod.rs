@@ -306,11 +306,13 @@ pub enum CatalogError {
         source: std::io::Error,
     },
     /// Not valid TOML, or a key that does not exist, or a value of the wrong type.
-    #[error("crawler catalogue {path}: {message}")]
+    #[error("crawler catalogue {path}{}: {message}", location.as_deref().map(|l| format!(", {l}")).unwrap_or_default())]
     Toml {
         /// The file.
         path: String,
-        /// The parser's message, with line and column.
+        /// `line L, column C`, when the parser knows where.
+        location: Option<String>,
+        /// The parser's message.
         message: String,
     },
     /// A crawler's pattern is not a valid regular expression.
@@ -334,9 +336,24 @@ pub enum CatalogError {
 }
 
 fn parse_catalog(text: &str, path: &str) -> Result<CatalogFile, CatalogError> {
-    toml::from_str(text).map_err(|e| CatalogError::Toml {
-        path: path.to_string(),
-        message: e.to_string().trim_end().to_string(),
+    toml::from_str(text).map_err(|e| {
+        let location = e.span().map(|span| {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = before.len()
+                - before
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |p| p + 1)
+                + 1;
+            format!("line {line}, column {column}")
+        });
+        CatalogError::Toml {
+            path: path.to_string(),
+            location,
+            // One line: the parser's message without its drawing of the line.
+            message: e.message().trim().replace('\n', "; "),
+        }
     })
 }
 

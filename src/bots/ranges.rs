@@ -23,7 +23,7 @@ use serde_json::Value;
 #[non_exhaustive]
 pub enum RangeError {
     /// The directory or a file could not be read.
-    #[error("cannot read IP range {}: {source}", path.display())]
+    #[error("cannot read IP range {}: {source}{}", path.display(), if source.kind() == std::io::ErrorKind::NotADirectory { " (give a directory of range files, as `crawlaudit ranges update DIR` writes)" } else { "" })]
     Io {
         /// The path.
         path: PathBuf,

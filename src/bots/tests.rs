@@ -531,7 +531,10 @@ fn bots_file_errors_are_clear() {
         "{e}"
     );
     let e = err("not toml [");
-    assert!(e.starts_with("crawler catalogue bots.toml:"), "{e}");
+    assert_eq!(
+        e,
+        "crawler catalogue bots.toml, line 1, column 5: key with no value, expected `=`"
+    );
     let missing = Catalogue::load(Path::new("/nonexistent/bots.toml"))
         .unwrap_err()
         .to_string();

@@ -218,6 +218,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "crawlaudit: warning: no --snapshot: no host can be judged; only findings are reported"
         );
     }
+    if let (Some(since), Some(until)) = (args.since, args.until) {
+        if since > until {
+            bail!("--since is after --until: the audit window would be empty");
+        }
+    }
+    if let Some(site) = &args.site {
+        crawlaudit::snapshot::check_host(site)
+            .map_err(|m| anyhow::anyhow!("--site {site:?}: {m}"))?;
+    }
     let settings = Settings {
         robots_cache_grace: args.robots_cache_grace,
         index_grace: args.index_grace,

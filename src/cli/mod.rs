@@ -71,10 +71,26 @@ pub fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            let _ = writeln!(io::stderr(), "crawlaudit: error: {err:#}");
+            let _ = writeln!(io::stderr(), "crawlaudit: error: {}", one_line(&err));
             ExitCode::from(EXIT_INPUT_ERROR)
         }
     }
+}
+
+/// An error and its causes on one line, each cause once: errors that name
+/// their cause in their own message are not followed by it again.
+fn one_line(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if !text.contains(&part) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&part);
+        }
+    }
+    text
 }
 
 /// The built-in crawler catalogue, with a `--bots` file merged over it.

@@ -596,12 +596,14 @@ where
             let at_end = read.is_err() || buf.len() - before < block_size;
             if let Err(e) = read {
                 let offset = compressed_count.load(Ordering::Relaxed);
-                let what = if gzip {
-                    "gzip stream is corrupt or truncated"
+                fault = Some(if gzip {
+                    format!(
+                        "{}: the gzip stream is corrupt or truncated near compressed byte {offset} ({e}): the lines before it were used; give --allow-partial to accept them",
+                        report.path
+                    )
                 } else {
-                    "read failed"
-                };
-                fault = Some(format!("{what} near compressed byte {offset}: {e}"));
+                    format!("{}: read failed at byte {offset}: {e}", report.path)
+                });
             }
             // Keep the partial last line for the next block, unless the input ended.
             if !at_end {
@@ -619,7 +621,10 @@ where
                         let (skipped, rest, error) = skip_line(source.as_mut(), block_size);
                         if let Some(e) = error {
                             let offset = compressed_count.load(Ordering::Relaxed);
-                            fault = Some(format!("read failed near compressed byte {offset}: {e}"));
+                            fault = Some(format!(
+                                "{}: read failed near compressed byte {offset}: {e}",
+                                report.path
+                            ));
                         }
                         bytes += (buf.len() - MAX_LINE - 1) as u64 + skipped;
                         buf.truncate(MAX_LINE + 1);

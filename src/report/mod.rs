@@ -427,6 +427,15 @@ impl Report {
             let path = path.to_path_buf();
             move |source| ReportError::Io { path, source }
         };
+        if let Some(file) = parent.ancestors().find(|a| a.is_file()) {
+            return Err(ReportError::Io {
+                path: file.to_path_buf(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotADirectory,
+                    "a file, not a directory: choose another --out",
+                ),
+            });
+        }
         std::fs::create_dir_all(parent).map_err(io(parent))?;
         let name = out
             .file_name()
@@ -435,7 +444,10 @@ impl Report {
         remove_stale(parent, &name);
         let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+        std::fs::create_dir_all(&tmp).map_err(|e| ReportError::Write {
+            path: out.to_path_buf(),
+            message: e.to_string(),
+        })?;
         let result = self.write_files(&tmp, out, formats);
         if let Err(e) = result {
             let _ = std::fs::remove_dir_all(&tmp);

@@ -27,7 +27,7 @@ pub(crate) fn is_snapshot_dir(path: &Path) -> bool {
 
 /// Checks a host folder's name: a lower-case host name or IP address,
 /// with `:port` only for ports other than 80 and 443.
-fn check_host_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_host_name(name: &str) -> Result<(), String> {
     let (host, port) = if let Some(rest) = name.strip_prefix('[') {
         // [IPv6]:port
         let close = rest

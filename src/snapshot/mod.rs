@@ -284,6 +284,16 @@ pub fn normalize_host(host: &str) -> String {
     h
 }
 
+/// Checks a host as `--site` or a host folder names it (after
+/// [`normalize_host`]): a host name or IP address, with `:port` only for
+/// ports other than 80 and 443. The error says what is wrong.
+///
+/// # Errors
+/// A message for people when `host` is not such a host.
+pub fn check_host(host: &str) -> Result<(), String> {
+    dir::check_host_name(&normalize_host(host))
+}
+
 impl Snapshot {
     /// Loads snapshot paths: directories (SPEC 4.1) and WARC or `.warc.gz`
     /// files (SPEC 4.2), merged into one timeline per host.

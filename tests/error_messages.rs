@@ -1,0 +1,311 @@
+//! Every error a user can cause, pinned: the exact one-line message (the
+//! file, the line or offset where it applies, and what to do) and exit
+//! code 2. `{dir}` in an expected message is the case's scratch directory.
+//! Hostile inputs (over-long lines, lying WARC lengths) are pinned in
+//! `hostile_inputs.rs`, report write failures in `report_faults.rs`.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo");
+
+const LINE: &str = "shop.example:443 192.0.2.1 - - [01/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"x\"\n";
+
+/// One case: files to write (path relative to the scratch directory,
+/// contents), the arguments (`{dir}` and `{demo}` substituted), and the
+/// message expected as the first line of stderr.
+struct Case {
+    name: &'static str,
+    files: &'static [(&'static str, &'static [u8])],
+    args: &'static str,
+    message: &'static str,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "missing log",
+        files: &[],
+        args: "audit {dir}/missing.log --snapshot {demo}/snapshot",
+        message: "crawlaudit: error: log file {dir}/missing.log does not exist",
+    },
+    Case {
+        name: "undetectable log format",
+        files: &[("a.log", b"hello\nworld\n")],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot",
+        message: "crawlaudit: error: cannot detect the log format of {dir}/a.log from its first lines (tried combined, common, vhost_combined, json, w3c): give --format, e.g. --format nginx:'<log_format from nginx.conf>'",
+    },
+    Case {
+        name: "bzip2 log",
+        files: &[("a.log.bz2", b"BZh91AY&SY")],
+        args: "audit {dir}/a.log.bz2 --snapshot {demo}/snapshot",
+        message: "crawlaudit: error: {dir}/a.log.bz2 is compressed with bzip2 (decompress it first, e.g. `bzcat FILE | crawlaudit audit -`)",
+    },
+    Case {
+        name: "missing snapshot",
+        files: &[("a.log", LINE.as_bytes())],
+        args: "audit {dir}/a.log --snapshot {dir}/nothing",
+        message: "crawlaudit: error: {dir}/nothing: cannot read snapshot: No such file or directory (os error 2)",
+    },
+    Case {
+        name: "host folder in upper case",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            ("s/Shop.Example/robots.txt", b"User-agent: *\n"),
+        ],
+        args: "audit {dir}/a.log --snapshot {dir}/s",
+        message: "crawlaudit: error: {dir}/s/Shop.Example: not a host folder: host folders are lower case: name it \"shop.example\"",
+    },
+    Case {
+        name: "robots history file not named by time",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            ("s/shop.example/robots/yesterday.txt", b"User-agent: *\n"),
+        ],
+        args: "audit {dir}/a.log --snapshot {dir}/s",
+        message: "crawlaudit: error: {dir}/s/shop.example/robots/yesterday.txt: \"yesterday\" is not a UTC time: write it as 2026-11-01T00-00-00Z",
+    },
+    Case {
+        name: "robots history file with an unknown status",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            (
+                "s/shop.example/robots/2026-11-01T00-00-00Z.ok",
+                b"User-agent: *\n",
+            ),
+        ],
+        args: "audit {dir}/a.log --snapshot {dir}/s",
+        message: "crawlaudit: error: {dir}/s/shop.example/robots/2026-11-01T00-00-00Z.ok: unknown status \"ok\": use .txt (200) or an HTTP status such as .404 or .503",
+    },
+    Case {
+        name: "pages.jsonl with a wrong type",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            (
+                "s/shop.example/pages.jsonl",
+                b"{\"url\": \"/a\"}\n{\"url\": \"/b\", \"status\": \"ok\"}\n",
+            ),
+        ],
+        args: "audit {dir}/a.log --snapshot {dir}/s",
+        message: "crawlaudit: error: {dir}/s/shop.example/pages.jsonl, line 2: invalid type: string \"ok\", expected u16 at line 1 column 28 (a line is {\"url\": \"/path\", \"status\": 200, \"x_robots_tag\": [...], \"html\": \"...\", \"meta\": [...], \"from\": \"RFC 3339 time\"})",
+    },
+    Case {
+        name: "pages.jsonl with a bad time",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            (
+                "s/shop.example/pages.jsonl",
+                b"{\"url\": \"/a\", \"from\": \"2026-13-01T00:00:00Z\"}\n",
+            ),
+        ],
+        args: "audit {dir}/a.log --snapshot {dir}/s",
+        message: "crawlaudit: error: {dir}/s/shop.example/pages.jsonl, line 1: \"from\": \"2026-13-01T00:00:00Z\" is not an RFC 3339 time (failed to parse two digit integer as month: parameter 'month' is not in the required range of 1..=12)",
+    },
+    Case {
+        name: "not a WARC file",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            ("x.warc", b"<html>oops</html>\n"),
+        ],
+        args: "audit {dir}/a.log --snapshot {dir}/x.warc",
+        message: "crawlaudit: error: {dir}/x.warc, byte 0: a record must start with a WARC/1.x line, found \"<html>oops</html>\"",
+    },
+    Case {
+        name: "catalogue with a missing field",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            ("bots.toml", b"[[crawler]]\nname = \"X\"\n"),
+        ],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --bots {dir}/bots.toml",
+        message: "crawlaudit: error: crawler catalogue {dir}/bots.toml, line 1, column 1: missing field `category`",
+    },
+    Case {
+        name: "catalogue that is not TOML",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            ("bots.toml", b"\n\nnot toml [\n"),
+        ],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --bots {dir}/bots.toml",
+        message: "crawlaudit: error: crawler catalogue {dir}/bots.toml, line 3, column 5: key with no value, expected `=`",
+    },
+    Case {
+        name: "missing catalogue",
+        files: &[("a.log", LINE.as_bytes())],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --bots {dir}/bots.toml",
+        message: "crawlaudit: error: cannot read crawler catalogue {dir}/bots.toml: No such file or directory (os error 2)",
+    },
+    Case {
+        name: "IP ranges given as a file",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            ("ranges.txt", b"66.249.64.0/19\n"),
+        ],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --ip-ranges {dir}/ranges.txt",
+        message: "crawlaudit: error: cannot read IP range {dir}/ranges.txt: Not a directory (os error 20) (give a directory of range files, as `crawlaudit ranges update DIR` writes)",
+    },
+    Case {
+        name: "IP range file with a bad prefix",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            ("ranges/googlebot.txt", b"66.249.64.0/19\n1.2.3.4/40\n"),
+        ],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --ip-ranges {dir}/ranges",
+        message: "crawlaudit: error: IP range file {dir}/ranges/googlebot.txt, line 2: \"1.2.3.4/40\" is not an IP address or prefix (expected e.g. 66.249.64.0/19)",
+    },
+    Case {
+        name: "bad --site",
+        files: &[("a.log", LINE.as_bytes())],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --site shop_example",
+        message: "crawlaudit: error: --site \"shop_example\": not a host name (letters, digits, '-' and '.', e.g. example.com or shop.example:8080)",
+    },
+    Case {
+        name: "empty window",
+        files: &[("a.log", LINE.as_bytes())],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --since 2026-11-05 --until 2026-11-01",
+        message: "crawlaudit: error: --since is after --until: the audit window would be empty",
+    },
+    Case {
+        name: "bad --fail-on",
+        files: &[("a.log", LINE.as_bytes())],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --fail-on disallowed",
+        message: "crawlaudit: error: --fail-on: unknown kind \"disallowed\" (disallow, crawl-delay, noindex, unavailable-after, any)",
+    },
+    Case {
+        name: "bad --output-formats",
+        files: &[("a.log", LINE.as_bytes())],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --output-formats csv,xml",
+        message: "crawlaudit: error: --output-formats: unknown format \"xml\" (csv, parquet, json, html)",
+    },
+    Case {
+        name: "bad --json-fields",
+        files: &[("a.log", LINE.as_bytes())],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --json-fields ua",
+        message: "crawlaudit: error: --json-fields: \"ua\" is not name=key (names: time, ip, method, uri, request, protocol, status, bytes, referer, user_agent, host)",
+    },
+    Case {
+        name: "bad --since",
+        files: &[],
+        args: "audit --since yesterday",
+        message: "error: invalid value 'yesterday' for '--since <TIME>': \"yesterday\" is not a time: write 2026-11-01T00:00:00Z or 2026-11-01",
+    },
+    Case {
+        name: "bad --robots-cache-grace",
+        files: &[],
+        args: "audit --robots-cache-grace 5x",
+        message: "error: invalid value '5x' for '--robots-cache-grace <DURATION>': \"5x\" is not a duration: write e.g. 24h, 30m, 90s, 2d or 1h30m",
+    },
+    Case {
+        name: "unknown --format",
+        files: &[],
+        args: "audit --format apache",
+        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, json, json:cloudflare, w3c, nginx:'<log_format>')",
+    },
+    Case {
+        name: "nginx format without a time",
+        files: &[],
+        args: "audit --format nginx:$remote_addr",
+        message: "error: invalid value 'nginx:$remote_addr' for '--format <FORMAT>': invalid log format \"$remote_addr\": it has no time ($time_local, $time_iso8601 or $msec)",
+    },
+    Case {
+        name: "report directory that cannot be made",
+        files: &[("a.log", LINE.as_bytes()), ("file", b"")],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --out {dir}/file/reports",
+        message: "crawlaudit: error: the report was not written to {dir}/file/reports: cannot write {dir}/file: a file, not a directory: choose another --out",
+    },
+    Case {
+        name: "check: missing robots.txt",
+        files: &[],
+        args: "check {dir}/robots.txt Googlebot /a",
+        message: "crawlaudit: error: cannot read robots.txt file {dir}/robots.txt: No such file or directory (os error 2)",
+    },
+    Case {
+        name: "rules: missing HTML file",
+        files: &[],
+        args: "rules --agent Googlebot --html {dir}/page.html",
+        message: "crawlaudit: error: cannot read HTML file {dir}/page.html: No such file or directory (os error 2)",
+    },
+    Case {
+        name: "rules: bad --at",
+        files: &[],
+        args: "rules --agent Googlebot --snapshot {demo}/snapshot --at never /a",
+        message: "crawlaudit: error: --at \"never\" is not a time: write 2026-11-01T12:00:00Z or 2026-11-01: failed to parse four digit integer as year: invalid digit, expected 0-9 but got n",
+    },
+];
+
+fn write_files(dir: &Path, files: &[(&str, &[u8])]) {
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(bytes)
+            .unwrap();
+    }
+}
+
+#[test]
+fn every_user_error_has_its_pinned_message() {
+    let mut failures = Vec::new();
+    for (i, case) in CASES.iter().enumerate() {
+        let dir = common::fresh_dir(&format!("errors-{i}"));
+        write_files(&dir, case.files);
+        let d = dir.to_str().unwrap();
+        let args: Vec<String> = case
+            .args
+            .split(' ')
+            .map(|a| a.replace("{dir}", d).replace("{demo}", DEMO))
+            .collect();
+        let quiet = (args[0] == "audit").then_some("--quiet");
+        let out = Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
+            .args(&args)
+            .args(quiet)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let first = stderr.lines().next().unwrap_or("");
+        let want = case.message.replace("{dir}", d);
+        if out.status.code() != Some(2) || first != want {
+            failures.push(format!(
+                "{}: exit {:?}\n  want: {want}\n  got:  {first}",
+                case.name,
+                out.status.code()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_truncated_gzip_log_names_the_file_and_the_offset() {
+    let dir = common::fresh_dir("errors-gzip");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    for i in 0..2000 {
+        write!(e, "{}", LINE.replace("GET /", &format!("GET /{i}"))).unwrap();
+    }
+    let gz = e.finish().unwrap();
+    let path = dir.join("a.log.gz");
+    std::fs::write(&path, &gz[..gz.len() / 2]).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
+        .args(["audit", path.to_str().unwrap(), "--snapshot"])
+        .arg(Path::new(DEMO).join("snapshot"))
+        .args(["--out", dir.join("out").to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let want = format!(
+        "crawlaudit: error: {}: the gzip stream is corrupt or truncated near compressed byte {} (",
+        path.display(),
+        gz.len() / 2
+    );
+    assert!(stderr.starts_with(&want), "want {want}... got {stderr}");
+    assert!(
+        stderr
+            .trim_end()
+            .ends_with("): the lines before it were used; give --allow-partial to accept them"),
+        "{stderr}"
+    );
+}
