@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Builds the seed corpora in fuzz/corpus/<target>/ from the fixtures and,
+when it is there, the real data in ../shared/data (read in place, never
+copied into the repository: fuzz/corpus is ignored by git).
+
+    python3 fuzz/seed.py [--data ../shared/data]
+"""
+import argparse
+import gzip
+import hashlib
+import json
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "fuzz" / "corpus"
+COMBINED = ('$remote_addr - $remote_user [$time_local] "$request" $status '
+            '$body_bytes_sent "$http_referer" "$http_user_agent"')
+MAX_SEED = 64 << 10
+
+
+def put(target, data):
+    if isinstance(data, str):
+        data = data.encode()
+    data = data[:MAX_SEED]
+    if not data:
+        return 0
+    d = CORPUS / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / hashlib.sha1(data).hexdigest()).write_bytes(data)
+    return 1
+
+
+def lines_of(path, n):
+    with open(path, "rb") as f:
+        return b"".join(f.readline() for _ in range(n))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    args = ap.parse_args()
+    data = pathlib.Path(args.data)
+    counts = {}
+
+    def add(target, blob):
+        counts[target] = counts.get(target, 0) + put(target, blob)
+
+    fx = ROOT / "fixtures"
+    # robots: the fuzz target's first byte splits robots.txt from the URL.
+    robots_files = [p for p in fx.rglob("*") if p.is_file() and (
+        p.name == "robots.txt" or p.parent.name == "robots")]
+    corpus = data / "robots_corpus"
+    if corpus.is_dir():
+        robots_files += sorted(p for p in corpus.rglob("*") if p.is_file())[:400]
+    for p in robots_files:
+        add("robots", b"\xf0" + p.read_bytes()[:MAX_SEED - 64] + b"/private/page.html?q=1")
+    # indexing: header values and HTML pages.
+    for p in fx.rglob("pages.jsonl"):
+        for line in p.read_text().splitlines():
+            if not line.strip():
+                continue
+            page = json.loads(line)
+            if page.get("html"):
+                add("indexing", page["html"])
+            tags = page.get("x_robots_tag")
+            for v in ([tags] if isinstance(tags, str) else tags or []):
+                add("indexing", v)
+        add("pages_jsonl", p.read_bytes())
+    for v in ["noindex, nofollow", "googlebot: noindex", "unavailable_after: 25 Jun 2010 15:00:00 PST",
+              "max-snippet: 20, max-image-preview: large", "none"]:
+        add("indexing", v)
+    add("indexing", '<html><head><meta name="robots" content="noindex"><meta name="googlebot" content="nosnippet"></head></html>')
+    # logs.
+    for d in sorted((fx / "logs").iterdir()):
+        text = (d / "input.log").read_bytes()
+        name = d.name
+        if name.startswith("json"):
+            add("log_json", text)
+        elif name.startswith("w3c"):
+            add("log_w3c", text)
+        else:
+            fmt = (d / "format.txt").read_text().strip()
+            fmt = fmt.split(":", 1)[1] if fmt.startswith("nginx:") else COMBINED
+            add("log_template", fmt.encode() + b"\n" + text)
+    logs = data / "logs"
+    if logs.is_dir():
+        for p in sorted(logs.rglob("*.log")):
+            head = lines_of(p, 40)
+            if head.lstrip().startswith(b"{"):
+                add("log_json", head)
+            elif head.startswith(b"#"):
+                add("log_w3c", head)
+            else:
+                add("log_template", COMBINED.encode() + b"\n" + head)
+    # WARC: the fixture crawl, whole and record by record.
+    for p in (fx / "warc").glob("*.warc.gz"):
+        raw = p.read_bytes()
+        plain = gzip.decompress(raw)
+        add("warc", raw[:MAX_SEED])
+        for rec in re.split(rb"(?=WARC/1\.[01]\r\n)", plain):
+            add("warc", rec)
+    # --bots: the built-in catalogue, whole and one table at a time.
+    cat = (ROOT / "src" / "bots" / "catalog.toml").read_text()
+    add("bots_toml", cat)
+    for block in re.split(r"\n(?=\[\[)", cat):
+        add("bots_toml", block)
+    for target, n in sorted(counts.items()):
+        print(f"{target}: {n} seeds")
+
+
+if __name__ == "__main__":
+    main()
