@@ -21,6 +21,8 @@
 //! - [`report`]: the only module that uses polars: violations, crawlers
 //!   and findings tables as CSV, Parquet and NDJSON, and `summary.json`,
 //!   written atomically.
+//! - [`shard`]: the stable host hash that splits an audit into shards
+//!   (`--shard K/N`) whose reports `merge` adds up.
 //! - [`indexing`]: `X-Robots-Tag` header lines and robots `<meta>` tags, and
 //!   the effective indexing rules for one crawler, with their provenance.
 //!
@@ -40,4 +42,5 @@ pub mod logs;
 pub mod replay;
 pub mod report;
 pub mod robots;
+pub mod shard;
 pub mod snapshot;

@@ -13,6 +13,7 @@ use crawlaudit::bots::IpRanges;
 use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs, read_input};
 use crawlaudit::replay::{Collector, Context, HOUR, Settings, VIOLATION_KINDS, replay};
 use crawlaudit::report::{OutputFormats, Report, RunInfo};
+use crawlaudit::shard::Shard;
 use crawlaudit::snapshot::Snapshot;
 
 use super::demo::Demo;
@@ -77,6 +78,9 @@ pub struct Args {
     /// The operators' published crawler IP range files (see `ranges update`).
     #[arg(long, value_name = "DIR")]
     ip_ranges: Option<PathBuf>,
+    /// Audit only the hosts of shard K of N (K from 0; see `merge`).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -137,7 +141,7 @@ fn parse_time(s: &str) -> Result<i64, String> {
     i64::try_from(ts.as_nanosecond()).map_err(|_| format!("{s:?} is out of range"))
 }
 
-fn parse_formats(list: &str) -> anyhow::Result<OutputFormats> {
+pub(crate) fn parse_formats(list: &str) -> anyhow::Result<OutputFormats> {
     let mut f = OutputFormats {
         csv: false,
         parquet: false,
@@ -233,6 +237,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         since: args.since,
         until: args.until,
         site: args.site.clone(),
+        shard: args.shard,
     };
     let ctx = Context::new(snapshot, catalogue, ranges, settings);
     let options = ReadOptions {
@@ -322,12 +327,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         },
         settings: settings_shown,
         seconds: started.elapsed().as_secs_f64(),
+        shard: args.shard,
     };
     let report = Report::build(&outcome, &run_info)?;
     report
         .write(&args.out, formats)
         .with_context(|| format!("the report was not written to {}", args.out.display()))?;
-    print_summary(&report, &outcome, &files, &args.out, demo.is_some())?;
+    super::print_summary(&report, &args.out, demo.is_some())?;
 
     let faults: Vec<&str> = files.iter().filter_map(|f| f.fault.as_deref()).collect();
     if !faults.is_empty() && !args.allow_partial {
@@ -349,76 +355,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_FAIL_ON));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn print_summary(
-    report: &Report,
-    outcome: &crawlaudit::replay::Outcome,
-    files: &[crawlaudit::logs::FileReport],
-    out: &std::path::Path,
-    demo: bool,
-) -> anyhow::Result<()> {
-    let mut o = io::stdout().lock();
-    let c = &outcome.counts;
-    let lines: u64 = files.iter().map(|f| f.lines).sum();
-    let bad: u64 = files.iter().map(|f| f.bad).sum();
-    if demo {
-        writeln!(
-            o,
-            "auditing the bundled demo (fixtures/demo: two sites, one week of logs); give logs and --snapshot to audit yours"
-        )?;
-    }
-    writeln!(
-        o,
-        "{} file(s), {lines} lines ({bad} bad): {} crawler and {} human requests, {} unjudged",
-        files.len(),
-        c.crawler,
-        c.human,
-        c.unjudged
-    )?;
-    let totals: Vec<String> = VIOLATION_KINDS
-        .iter()
-        .map(|k| format!("{} {k}", report.summary["violations"][k]))
-        .collect();
-    writeln!(o, "violations: {}", totals.join(", "))?;
-    let mut findings: BTreeMap<&str, u64> = BTreeMap::new();
-    for f in &outcome.findings {
-        *findings.entry(f.kind).or_insert(0) += 1;
-    }
-    if !findings.is_empty() {
-        let shown: Vec<String> = findings.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        writeln!(o, "findings: {}", shown.join(", "))?;
-    }
-    let crawlers = report.crawler_rows()?;
-    writeln!(o)?;
-    writeln!(
-        o,
-        "{:<28} {:>9} {:>9} {:>12} {:>8} {:>8}",
-        "crawler", "requests", "disallow", "crawl-delay", "noindex", "unavail."
-    )?;
-    for row in crawlers.iter().take(10) {
-        let name = if row.crawler.chars().count() > 28 {
-            format!("{}…", row.crawler.chars().take(27).collect::<String>())
-        } else {
-            row.crawler.clone()
-        };
-        let [disallow, crawl_delay, noindex, unavailable_after] = row.violations;
-        writeln!(
-            o,
-            "{name:<28} {:>9} {disallow:>9} {crawl_delay:>12} {noindex:>8} {unavailable_after:>8}",
-            row.requests
-        )?;
-    }
-    if crawlers.len() > 10 {
-        writeln!(
-            o,
-            "... and {} more crawlers (crawlers.csv)",
-            crawlers.len() - 10
-        )?;
-    }
-    writeln!(o)?;
-    writeln!(o, "report written to {}/", out.display())?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -5,12 +5,17 @@ mod audit;
 mod check;
 mod demo;
 mod logs;
+mod merge;
 mod ranges;
 mod rules;
 mod rules_snapshot;
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
+
+use crawlaudit::replay::VIOLATION_KINDS;
+use crawlaudit::report::Report;
 
 use clap::{Parser, Subcommand};
 
@@ -40,6 +45,8 @@ enum Command {
     Ranges(ranges::Args),
     /// Read access logs and report how every line parsed (no snapshot needed).
     Logs(logs::Args),
+    /// Merge shard reports (`audit --shard K/N`) into the report of one run.
+    Merge(merge::Args),
 }
 
 /// Runs the command line and returns the process exit code: 0 on success,
@@ -64,6 +71,7 @@ pub fn main() -> ExitCode {
         Command::Rules(args) => rules::run(&args),
         Command::Ranges(args) => ranges::run(&args),
         Command::Logs(args) => logs::run(&args),
+        Command::Merge(args) => merge::run(&args),
     };
     match result {
         Ok(code) => code,
@@ -75,6 +83,70 @@ pub fn main() -> ExitCode {
             ExitCode::from(EXIT_INPUT_ERROR)
         }
     }
+}
+
+/// Prints a report's headline numbers and its top crawlers (`audit` and
+/// `merge`), from the report alone.
+pub(crate) fn print_summary(report: &Report, out: &Path, demo: bool) -> anyhow::Result<()> {
+    let mut o = io::stdout().lock();
+    let s = &report.summary;
+    let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+    let files = s["inputs"]["files"].as_array().map_or(0, Vec::len);
+    if demo {
+        writeln!(
+            o,
+            "auditing the bundled demo (fixtures/demo: two sites, one week of logs); give logs and --snapshot to audit yours"
+        )?;
+    }
+    writeln!(
+        o,
+        "{files} file(s), {} lines ({} bad): {} crawler and {} human requests, {} unjudged",
+        n(&s["inputs"]["lines"]),
+        n(&s["inputs"]["bad_lines"]),
+        n(&s["requests"]["crawler"]),
+        n(&s["requests"]["human"]),
+        n(&s["requests"]["unjudged"]),
+    )?;
+    let totals: Vec<String> = VIOLATION_KINDS
+        .iter()
+        .map(|k| format!("{} {k}", s["violations"][k]))
+        .collect();
+    writeln!(o, "violations: {}", totals.join(", "))?;
+    let findings = report.finding_rows_by_kind()?;
+    if !findings.is_empty() {
+        let shown: Vec<String> = findings.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        writeln!(o, "findings: {}", shown.join(", "))?;
+    }
+    let crawlers = report.crawler_rows()?;
+    writeln!(o)?;
+    writeln!(
+        o,
+        "{:<28} {:>9} {:>9} {:>12} {:>8} {:>8}",
+        "crawler", "requests", "disallow", "crawl-delay", "noindex", "unavail."
+    )?;
+    for row in crawlers.iter().take(10) {
+        let name = if row.crawler.chars().count() > 28 {
+            format!("{}…", row.crawler.chars().take(27).collect::<String>())
+        } else {
+            row.crawler.clone()
+        };
+        let [disallow, crawl_delay, noindex, unavailable_after] = row.violations;
+        writeln!(
+            o,
+            "{name:<28} {:>9} {disallow:>9} {crawl_delay:>12} {noindex:>8} {unavailable_after:>8}",
+            row.requests
+        )?;
+    }
+    if crawlers.len() > 10 {
+        writeln!(
+            o,
+            "... and {} more crawlers (crawlers.csv)",
+            crawlers.len() - 10
+        )?;
+    }
+    writeln!(o)?;
+    writeln!(o, "report written to {}/", out.display())?;
+    Ok(())
 }
 
 /// An error and its causes on one line, each cause once: errors that name

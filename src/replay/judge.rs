@@ -479,6 +479,9 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     }
     let snap = ctx.snapshot();
     for (host, timeline) in snap.hosts() {
+        if ctx.settings.shard.is_some_and(|s| !s.owns(Some(host))) {
+            continue;
+        }
         for version in timeline.robots_versions() {
             if let crate::snapshot::RobotsAnswer::Rules(robots) = version.answer() {
                 let lines = robots.noindex_lines();
@@ -516,13 +519,7 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
             });
         }
     }
-    outcome.violations.sort_by(|a, b| {
-        (a.time, &a.host, &a.crawler, &a.url, a.kind)
-            .cmp(&(b.time, &b.host, &b.crawler, &b.url, b.kind))
-    });
-    outcome.findings.sort_by(|a, b| {
-        (a.kind, &a.host, &a.crawler, &a.url).cmp(&(b.kind, &b.host, &b.crawler, &b.url))
-    });
+    super::sort_rows(&mut outcome.violations, &mut outcome.findings);
     outcome
         .requests
         .sort_by(|a, b| (a.time, &a.host, &a.crawler).cmp(&(b.time, &b.host, &b.crawler)));

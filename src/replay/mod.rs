@@ -38,6 +38,7 @@ use std::sync::{Arc, RwLock};
 
 use crate::bots::{Catalogue, Crawler, IpRanges};
 use crate::logs::{Request, Sink};
+use crate::shard::Shard;
 use crate::snapshot::{Snapshot, normalize_host};
 
 pub use judge::replay;
@@ -64,6 +65,9 @@ pub struct Settings {
     /// The host of log lines whose format carries none (`--site`); when
     /// absent and the snapshot describes exactly one host, that host.
     pub site: Option<String>,
+    /// Audit only this shard's hosts (`--shard K/N`); every count covers
+    /// only the lines this shard owns, so that shard reports add up.
+    pub shard: Option<Shard>,
 }
 
 impl Default for Settings {
@@ -74,6 +78,7 @@ impl Default for Settings {
             since: None,
             until: None,
             site: None,
+            shard: None,
         }
     }
 }
@@ -242,7 +247,7 @@ pub(crate) struct Referral {
 }
 
 /// Requests by class, as `summary.json` counts them.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counts {
     /// Parsed lines seen.
     pub requests: u64,
@@ -265,7 +270,8 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, o: &Counts) {
+    /// Adds another's counts (shards' counts add up).
+    pub fn add(&mut self, o: &Counts) {
         self.requests += o.requests;
         self.crawler += o.crawler;
         self.human += o.human;
@@ -344,6 +350,12 @@ impl<'c> Collector<'c> {
 
 impl Sink for Collector<'_> {
     fn record(&mut self, request: &Request<'_>) {
+        if let Some(shard) = self.ctx.settings.shard {
+            let host = self.host(request);
+            if !shard.owns(host.as_deref()) {
+                return;
+            }
+        }
         self.counts.requests += 1;
         if !request.is_valid_request() {
             self.counts.not_requests += 1;
@@ -397,6 +409,27 @@ impl Sink for Collector<'_> {
             }
         }
     }
+}
+
+/// The kinds of finding, as `findings.csv` names them.
+pub const FINDING_KINDS: [&str; 5] = [
+    "spoofed-agent",
+    "no-robots-fetch",
+    "noindex-unseen",
+    "robots-noindex-line",
+    "unknown-host",
+];
+
+/// Sorts violations by time, host, crawler, url, kind and findings by kind,
+/// host, crawler, url, as the report lists them. The sorts are stable.
+pub fn sort_rows(violations: &mut [Violation], findings: &mut [Finding]) {
+    violations.sort_by(|a, b| {
+        (a.time, &a.host, &a.crawler, &a.url, a.kind)
+            .cmp(&(b.time, &b.host, &b.crawler, &b.url, b.kind))
+    });
+    findings.sort_by(|a, b| {
+        (a.kind, &a.host, &a.crawler, &a.url).cmp(&(b.kind, &b.host, &b.crawler, &b.url))
+    });
 }
 
 /// One violation (a row of `violations.csv`).

@@ -9,7 +9,7 @@ use polars::prelude::*;
 use serde_json::Value;
 
 use super::{Report, ReportError};
-use crate::replay::{Outcome, VIOLATION_KINDS};
+use crate::replay::{VIOLATION_KINDS, Violation};
 use crate::snapshot::format_time;
 
 fn esc(text: &str) -> String {
@@ -77,8 +77,8 @@ const COLORS: [&str; 8] = [
 /// Violations over time for the crawlers with the most, as an SVG line
 /// chart: hourly buckets when the violations span under four days, else
 /// daily.
-fn chart(outcome: &Outcome, crawlers: &[String]) -> String {
-    let times: Vec<i64> = outcome.violations.iter().map(|v| v.time).collect();
+fn chart(violations: &[Violation], crawlers: &[String]) -> String {
+    let times: Vec<i64> = violations.iter().map(|v| v.time).collect();
     let (Some(&min), Some(&max)) = (times.iter().min(), times.iter().max()) else {
         return "<p class=muted>No violations.</p>".to_string();
     };
@@ -94,7 +94,7 @@ fn chart(outcome: &Outcome, crawlers: &[String]) -> String {
         .iter()
         .map(|c| (c.as_str(), vec![0u64; n]))
         .collect();
-    for v in &outcome.violations {
+    for v in violations {
         if let Some(s) = series.get_mut(v.crawler.as_str()) {
             s[((v.time - start) / bucket) as usize] += 1;
         }
@@ -186,13 +186,13 @@ fn chart(outcome: &Outcome, crawlers: &[String]) -> String {
 ///
 /// # Errors
 /// polars failing to aggregate the most violated rules.
-pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError> {
+pub fn render(
+    report: &Report,
+    violations: &[Violation],
+    categories: &BTreeMap<String, String>,
+) -> Result<String, ReportError> {
     let s = &report.summary;
     let num = |v: &Value| v.as_u64().unwrap_or(0);
-    let mut categories: BTreeMap<&str, &str> = BTreeMap::new();
-    for r in &outcome.requests {
-        categories.entry(r.crawler.as_str()).or_insert(r.category);
-    }
     let mut h = String::with_capacity(64 << 10);
     h.push_str("<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content=\"width=device-width,initial-scale=1\">");
     h.push_str(
@@ -262,7 +262,7 @@ pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError>
             h,
             "<tr><td>{}</td><td>{}</td><td>{verified}</td>",
             esc(&name),
-            esc(categories.get(name.as_str()).copied().unwrap_or(""))
+            esc(categories.get(name.as_str()).map_or("", String::as_str))
         );
         for col in [
             "requests",
@@ -293,7 +293,7 @@ pub fn render(report: &Report, outcome: &Outcome) -> Result<String, ReportError>
         .map(|r| r.crawler)
         .collect();
     h.push_str("<h2>Violations over time</h2><div class=chart>");
-    h.push_str(&chart(outcome, &top));
+    h.push_str(&chart(violations, &top));
     h.push_str("</div>");
 
     let rules = report

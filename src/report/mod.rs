@@ -6,6 +6,9 @@
 //! into place when complete.
 
 mod html;
+mod merge;
+
+pub use merge::MergeError;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -16,7 +19,8 @@ use polars::prelude::*;
 use serde_json::{Value, json};
 
 use crate::logs::FileReport;
-use crate::replay::{CrawlerRequest, Finding, Outcome, VIOLATION_KINDS, Violation};
+use crate::replay::{Counts, CrawlerRequest, Finding, Outcome, VIOLATION_KINDS, Violation};
+use crate::shard::Shard;
 use crate::snapshot::format_time;
 
 /// An error writing a report.
@@ -65,6 +69,31 @@ impl Default for OutputFormats {
             json: true,
             html: true,
         }
+    }
+}
+
+impl OutputFormats {
+    /// The files a report in these formats holds.
+    pub fn files(&self) -> Vec<String> {
+        let mut files = Vec::new();
+        for table in ["violations", "crawlers", "findings"] {
+            for (on, ext) in [
+                (self.csv, "csv"),
+                (self.parquet, "parquet"),
+                (self.json, "ndjson"),
+            ] {
+                if on {
+                    files.push(format!("{table}.{ext}"));
+                }
+            }
+        }
+        if self.json {
+            files.push("summary.json".into());
+        }
+        if self.html {
+            files.push("report.html".into());
+        }
+        files
     }
 }
 
@@ -252,11 +281,12 @@ fn requests_frame(rows: &[CrawlerRequest]) -> PolarsResult<DataFrame> {
     ])
 }
 
-/// The per-crawler table, aggregated by polars: requests, robots.txt
-/// fetches, hosts, first and last seen from the requests; violations by
-/// kind from the violations; sorted by violations (most first), then name.
-fn crawlers_frame(requests: &DataFrame, violations: &DataFrame) -> PolarsResult<DataFrame> {
-    let per_request = requests.clone().lazy().group_by([col("crawler")]).agg([
+/// Per-crawler aggregates of the requests: everything of the crawlers
+/// table but the violations (`crawler, operator, verified, requests,
+/// robots_txt_fetches, hosts, first_seen, last_seen`, times as
+/// nanoseconds). Shard reports' partials add up ([`crawlers_frame`]).
+fn partials_frame(requests: &DataFrame) -> LazyFrame {
+    requests.clone().lazy().group_by([col("crawler")]).agg([
         col("operator").first().alias("operator"),
         col("verified").max().alias("verified"),
         len().cast(DataType::UInt64).alias("requests"),
@@ -267,6 +297,21 @@ fn crawlers_frame(requests: &DataFrame, violations: &DataFrame) -> PolarsResult<
         col("host").n_unique().cast(DataType::UInt64).alias("hosts"),
         col("time").min().alias("first_seen"),
         col("time").max().alias("last_seen"),
+    ])
+}
+
+/// The per-crawler table, aggregated by polars: partials (one per crawler,
+/// or one per crawler and shard, whose hosts are disjoint) added up, and
+/// violations by kind counted; sorted by violations (most first), then name.
+fn crawlers_frame(partials: LazyFrame, violations: &DataFrame) -> PolarsResult<DataFrame> {
+    let per_request = partials.group_by([col("crawler")]).agg([
+        col("operator").first().alias("operator"),
+        col("verified").max().alias("verified"),
+        col("requests").sum().alias("requests"),
+        col("robots_txt_fetches").sum().alias("robots_txt_fetches"),
+        col("hosts").sum().alias("hosts"),
+        col("first_seen").min().alias("first_seen"),
+        col("last_seen").max().alias("last_seen"),
     ]);
     let kind_count = |kind: &str| {
         col("kind")
@@ -341,6 +386,25 @@ pub struct RunInfo {
     /// Seconds the run took (volatile: the one value that differs between
     /// two runs over the same input).
     pub seconds: f64,
+    /// The shard this run audited (`--shard K/N`), if any.
+    pub shard: Option<Shard>,
+}
+
+/// What a report is made of: one run's outcome, or shards' reports read
+/// back by `merge`.
+struct Parts<'a> {
+    violations: &'a [Violation],
+    findings: &'a [Finding],
+    /// Per-crawler request aggregates ([`partials_frame`]).
+    partials: LazyFrame,
+    /// Crawler identity to its category (`search`, `ai`, ...).
+    categories: &'a BTreeMap<String, String>,
+    counts: &'a Counts,
+    /// `summary.json`'s `inputs`.
+    inputs: Value,
+    settings: &'a BTreeMap<String, Value>,
+    seconds: f64,
+    shard: Option<Shard>,
 }
 
 impl Report {
@@ -349,22 +413,53 @@ impl Report {
     /// # Errors
     /// polars failing to build a frame (which would be a bug).
     pub fn build(outcome: &Outcome, run: &RunInfo) -> Result<Report, ReportError> {
-        let violations = violations_frame(&outcome.violations)?;
-        let findings = findings_frame(&outcome.findings)?;
-        let crawlers = crawlers_frame(&requests_frame(&outcome.requests)?, &violations)?;
+        let mut categories = BTreeMap::new();
+        for r in &outcome.requests {
+            categories
+                .entry(r.crawler.clone())
+                .or_insert_with(|| r.category.to_string());
+        }
+        let inputs = json!({
+            "files": run.inputs,
+            "bytes": run.inputs.iter().map(|f| f.bytes).sum::<u64>(),
+            "lines": run.inputs.iter().map(|f| f.lines).sum::<u64>(),
+            "parsed": run.inputs.iter().map(|f| f.parsed).sum::<u64>(),
+            "bad_lines": run.inputs.iter().map(|f| f.bad).sum::<u64>(),
+            "faults": run.inputs.iter().filter_map(|f| f.fault.as_ref().map(|m| json!({"file": f.path, "fault": m}))).collect::<Vec<_>>(),
+            "snapshots": run.snapshots,
+        });
+        Report::assemble(Parts {
+            violations: &outcome.violations,
+            findings: &outcome.findings,
+            partials: partials_frame(&requests_frame(&outcome.requests)?),
+            categories: &categories,
+            counts: &outcome.counts,
+            inputs,
+            settings: &run.settings,
+            seconds: run.seconds,
+            shard: run.shard,
+        })
+    }
+
+    /// The report of its parts: one run's, or the sum of shards'.
+    fn assemble(parts: Parts<'_>) -> Result<Report, ReportError> {
+        let violations = violations_frame(parts.violations)?;
+        let findings = findings_frame(parts.findings)?;
+        let crawlers = crawlers_frame(parts.partials, &violations)?;
         let mut totals = BTreeMap::new();
         for kind in VIOLATION_KINDS {
             totals.insert(
                 kind,
-                outcome.violations.iter().filter(|v| v.kind == kind).count(),
+                parts.violations.iter().filter(|v| v.kind == kind).count(),
             );
         }
         let mut finding_totals: BTreeMap<&str, u64> = BTreeMap::new();
-        for f in &outcome.findings {
+        for f in parts.findings {
             *finding_totals.entry(f.kind).or_insert(0) += f.count;
         }
-        let times = outcome.requests.iter().map(|r| r.time);
-        let window = match (times.clone().min(), times.max()) {
+        let first = crawlers.column("first_seen")?.cast(&DataType::Int64)?;
+        let last = crawlers.column("last_seen")?.cast(&DataType::Int64)?;
+        let window = match (first.i64()?.min(), last.i64()?.max()) {
             (Some(a), Some(b)) => json!({"first": format_time(a), "last": format_time(b)}),
             _ => Value::Null,
         };
@@ -373,25 +468,25 @@ impl Report {
             .take(10)
             .map(|r| json!({"crawler": r.crawler, "requests": r.requests, "violations": r.total()}))
             .collect();
-        let summary = json!({
+        let mut summary = json!({
             "tool": {"name": "crawlaudit", "version": env!("CARGO_PKG_VERSION")},
-            "inputs": {
-                "files": run.inputs,
-                "bytes": run.inputs.iter().map(|f| f.bytes).sum::<u64>(),
-                "lines": run.inputs.iter().map(|f| f.lines).sum::<u64>(),
-                "parsed": run.inputs.iter().map(|f| f.parsed).sum::<u64>(),
-                "bad_lines": run.inputs.iter().map(|f| f.bad).sum::<u64>(),
-                "faults": run.inputs.iter().filter_map(|f| f.fault.as_ref().map(|m| json!({"file": f.path, "fault": m}))).collect::<Vec<_>>(),
-                "snapshots": run.snapshots,
-            },
+            "inputs": parts.inputs,
             "window": window,
-            "requests": outcome.counts,
+            "requests": parts.counts,
             "violations": totals,
             "findings": finding_totals,
             "top_crawlers": top,
-            "settings": run.settings,
-            "run": {"seconds": (run.seconds * 1000.0).round() / 1000.0},
+            "settings": parts.settings,
+            "run": {"seconds": (parts.seconds * 1000.0).round() / 1000.0},
         });
+        if let Some(shard) = parts.shard {
+            // What merge needs that the tables do not hold.
+            summary["shard"] = json!({
+                "index": shard.index,
+                "count": shard.count,
+                "categories": parts.categories,
+            });
+        }
         let mut report = Report {
             violations,
             crawlers,
@@ -399,8 +494,20 @@ impl Report {
             summary,
             html: String::new(),
         };
-        report.html = html::render(&report, outcome)?;
+        report.html = html::render(&report, parts.violations, parts.categories)?;
         Ok(report)
+    }
+
+    /// How many rows of the findings table each kind has.
+    ///
+    /// # Errors
+    /// The `kind` column missing or not strings (which would be a bug).
+    pub fn finding_rows_by_kind(&self) -> Result<BTreeMap<String, u64>, ReportError> {
+        let mut rows = BTreeMap::new();
+        for kind in self.findings.column("kind")?.str()?.iter().flatten() {
+            *rows.entry(kind.to_string()).or_insert(0) += 1;
+        }
+        Ok(rows)
     }
 
     /// The crawlers table's rows, in its order (most violations first).

@@ -192,19 +192,21 @@ fn files_are_written_deterministically() {
         .unwrap()
         .write(&b, OutputFormats::default())
         .unwrap();
-    for file in [
-        "violations.csv",
-        "crawlers.csv",
-        "findings.csv",
-        "violations.ndjson",
-        "crawlers.ndjson",
-        "findings.ndjson",
-        "summary.json",
-        "report.html",
-    ] {
+    let mut written: Vec<String> = std::fs::read_dir(&a)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    let mut listed = OutputFormats::default().files();
+    listed.sort();
+    assert_eq!(
+        written, listed,
+        "OutputFormats::files lists what write writes"
+    );
+    for file in OutputFormats::default().files() {
         assert_eq!(
-            std::fs::read(a.join(file)).unwrap(),
-            std::fs::read(b.join(file)).unwrap(),
+            std::fs::read(a.join(&file)).unwrap(),
+            std::fs::read(b.join(&file)).unwrap(),
             "{file}"
         );
     }
