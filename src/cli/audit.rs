@@ -78,6 +78,10 @@ pub struct Args {
     /// The operators' published crawler IP range files (see `ranges update`).
     #[arg(long, value_name = "DIR")]
     ip_ranges: Option<PathBuf>,
+    /// Carry over what the next nightly run needs (Parquet; read before,
+    /// rewritten atomically after; created when missing).
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
     /// Audit only the hosts of shard K of N (K from 0; see `merge`).
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
@@ -239,7 +243,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         site: args.site.clone(),
         shard: args.shard,
     };
-    let ctx = Context::new(snapshot, catalogue, ranges, settings);
+    let mut ctx = Context::new(snapshot, catalogue, ranges, settings);
+    if let Some(path) = &args.state {
+        ctx = ctx.with_state(crawlaudit::report::read_state(path)?);
+    }
     let options = ReadOptions {
         format,
         ..ReadOptions::default()
@@ -336,6 +343,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     super::print_summary(&report, &args.out, demo.is_some())?;
 
     let faults: Vec<&str> = files.iter().filter_map(|f| f.fault.as_deref()).collect();
+    if let Some(path) = &args.state {
+        // Not after a fault: the night is to be run again, from the old state.
+        if faults.is_empty() || args.allow_partial {
+            crawlaudit::report::write_state(path, &outcome.state)?;
+        }
+    }
     if !faults.is_empty() && !args.allow_partial {
         for fault in &faults {
             let _ = writeln!(io::stderr(), "crawlaudit: error: {fault}");

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::state::{Fetch, LastRequest, prune};
 use super::{
     Collector, Context, Counts, CrawlerHit, CrawlerRequest, Finding, Outcome, Referral, Violation,
 };
@@ -77,20 +78,14 @@ fn delay(policy: &Policy<'_>, crawler: &Crawler) -> Option<(f64, String, u32)> {
 
 #[derive(Default)]
 struct HostResult {
+    host: String,
     violations: Vec<Violation>,
     findings: Vec<Finding>,
     requests: Vec<CrawlerRequest>,
     unjudged: u64,
-}
-
-/// A 2xx fetch by a crawler that is not an impersonator.
-#[derive(Clone)]
-struct Fetch {
-    time: i64,
-    verified: Option<bool>,
-    client: Box<str>,
-    method: Box<str>,
-    status: u16,
+    /// The state to carry over: last requests and fetches.
+    last: BTreeMap<String, LastRequest>,
+    fetches: BTreeMap<(String, String), Vec<Fetch>>,
 }
 
 /// Per crawler identity on one host.
@@ -101,6 +96,8 @@ struct Seen {
     last: Option<(i64, i64)>,
     last_time: i64,
     sample_ip: String,
+    /// The last robots.txt fetch, this run's or carried over.
+    last_robots: Option<i64>,
 }
 
 fn judge_host(
@@ -118,9 +115,12 @@ fn judge_host(
     let first_known = snap.first_known(host).unwrap_or(i64::MAX);
     hits.sort_by_key(|h| h.time);
     referrals.sort_by_key(|r| r.time);
-    let mut out = HostResult::default();
+    let mut out = HostResult {
+        host: host.to_string(),
+        ..HostResult::default()
+    };
+    let (prior_last, mut fetches) = ctx.state().map(|s| s.host(host)).unwrap_or_default();
     let mut seen: BTreeMap<String, (Arc<Crawler>, Option<bool>, Seen)> = BTreeMap::new();
-    let mut fetches: HashMap<(String, String), Vec<Fetch>> = HashMap::new();
     let mut decisions: HashMap<(usize, usize, String), bool> = HashMap::new();
     // Crawl-delay seconds per (robots.txt version, crawler): the same for
     // every request, so looked up once.
@@ -224,9 +224,16 @@ fn judge_host(
                 }
             }
         }
-        let entry = seen
-            .entry(identity.clone())
-            .or_insert_with(|| (hit.crawler.clone(), hit.verified, Seen::default()));
+        let entry = seen.entry(identity.clone()).or_insert_with(|| {
+            // Carried over from the previous run, when it came before.
+            let prior = prior_last.get(&identity).filter(|l| l.time <= t);
+            let stats = Seen {
+                last: prior.map(|l| (l.time, l.resolution)),
+                last_robots: prior.and_then(|l| l.robots_fetch),
+                ..Seen::default()
+            };
+            (hit.crawler.clone(), hit.verified, stats)
+        });
         let stats = &mut entry.2;
         if judged && !reaches_unknown {
             if let Some((prev, prev_res)) = stats.last {
@@ -264,19 +271,25 @@ fn judge_host(
         stats.requests += 1;
         if robots_txt {
             stats.robots_fetches += 1;
+            stats.last_robots = Some(t);
         }
         if stats.sample_ip.is_empty() {
             stats.sample_ip = hit.client.to_string();
         }
-        if hit.verified != Some(false) && (200..300).contains(&hit.status) && !robots_txt {
+        // Only an engine's crawler's fetches are evidence for a referral.
+        if hit.verified != Some(false)
+            && (200..300).contains(&hit.status)
+            && !robots_txt
+            && hit.crawler.engine().is_some()
+        {
             fetches
                 .entry((hit.crawler.name().to_string(), path))
                 .or_default()
                 .push(Fetch {
                     time: t,
                     verified: hit.verified,
-                    client: hit.client.clone(),
-                    method: hit.method.clone(),
+                    client: hit.client.to_string(),
+                    method: hit.method.to_string(),
                     status: hit.status,
                 });
         }
@@ -384,7 +397,7 @@ fn judge_host(
                 ),
             });
         }
-        if stats.robots_fetches == 0 {
+        if stats.robots_fetches == 0 && stats.last_robots.is_none() {
             out.findings.push(Finding {
                 kind: "no-robots-fetch",
                 host: host.to_string(),
@@ -441,6 +454,30 @@ fn judge_host(
             }
         }
     }
+
+    // What the next run needs.
+    out.last = prior_last;
+    for (identity, (_, _, stats)) in &seen {
+        if let Some((time, resolution)) = stats.last {
+            out.last.insert(
+                identity.clone(),
+                LastRequest {
+                    time,
+                    resolution,
+                    robots_fetch: stats.last_robots,
+                },
+            );
+        }
+    }
+    let now = hits
+        .last()
+        .map(|h| h.time)
+        .max(referrals.last().map(|r| r.time))
+        .unwrap_or(i64::MIN);
+    for list in fetches.values_mut() {
+        prune(list, now, settings.index_grace);
+    }
+    out.fetches = fetches;
     out
 }
 
@@ -471,7 +508,9 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         counts,
         ..Outcome::default()
     };
+    outcome.state = ctx.state().cloned().unwrap_or_default();
     for r in results {
+        outcome.state.set_host(&r.host, r.last, r.fetches);
         outcome.violations.extend(r.violations);
         outcome.findings.extend(r.findings);
         outcome.requests.extend(r.requests);

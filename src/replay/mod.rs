@@ -32,6 +32,7 @@
 //! ```
 
 mod judge;
+mod state;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -42,6 +43,7 @@ use crate::shard::Shard;
 use crate::snapshot::{Snapshot, normalize_host};
 
 pub use judge::replay;
+pub use state::{Fetch, LastRequest, State};
 
 /// Nanoseconds in an hour.
 pub const HOUR: i64 = 3_600_000_000_000;
@@ -99,6 +101,8 @@ pub struct Context {
     identified: RwLock<IdentityCache>,
     /// Compiled referrer host patterns: (regex, engine id).
     referrers: Vec<(regex::Regex, String)>,
+    /// What the previous run carried over (`--state`).
+    state: Option<State>,
 }
 
 impl Context {
@@ -137,7 +141,21 @@ impl Context {
             default_host,
             identified: RwLock::new(HashMap::new()),
             referrers,
+            state: None,
         }
+    }
+
+    /// Continues from what a previous run carried over (`--state`): its
+    /// crawlers' last requests and robots.txt fetches, and its engine
+    /// crawlers' fetches.
+    pub fn with_state(mut self, state: State) -> Context {
+        self.state = Some(state);
+        self
+    }
+
+    /// The carried-over state, if any.
+    pub fn state(&self) -> Option<&State> {
+        self.state.as_ref()
     }
 
     /// The snapshot.
@@ -514,6 +532,9 @@ pub struct Outcome {
     pub requests: Vec<CrawlerRequest>,
     /// Requests by class.
     pub counts: Counts,
+    /// The state to carry over to the next run (`--state`): the previous
+    /// state with this run's hosts updated.
+    pub state: State,
 }
 
 #[cfg(test)]

@@ -7,8 +7,10 @@
 
 mod html;
 mod merge;
+mod state;
 
 pub use merge::MergeError;
+pub use state::{read_state, write_state};
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -37,6 +39,14 @@ pub enum ReportError {
         path: PathBuf,
         /// The cause.
         source: std::io::Error,
+    },
+    /// A `--state` file could not be read.
+    #[error("state file {}: {message}", path.display())]
+    State {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and what to do.
+        message: String,
     },
     /// A report file could not be written; the previous report is intact.
     #[error("cannot write {}: {message} (the previous report, if any, is unchanged)", path.display())]

@@ -90,6 +90,7 @@ fn outcome() -> Outcome {
             crawler: 6,
             ..Counts::default()
         },
+        ..Outcome::default()
     }
 }
 
