@@ -1,13 +1,16 @@
 //! Judging, per host and in time order.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use super::state::{Fetch, LastRequest, prune};
 use super::{
-    Collector, Context, Counts, CrawlerHit, CrawlerRequest, Finding, Outcome, Referral, Violation,
+    Collector, Context, Counts, CrawlerActivity, CrawlerHit, Finding, Outcome, Referral, Violation,
+    any_verified,
 };
 use crate::bots::Crawler;
 use crate::robots::target_path;
@@ -81,12 +84,16 @@ struct HostResult {
     host: String,
     violations: Vec<Violation>,
     findings: Vec<Finding>,
-    requests: Vec<CrawlerRequest>,
+    activity: Vec<CrawlerActivity>,
     unjudged: u64,
     /// The state to carry over: last requests and fetches.
     last: BTreeMap<String, LastRequest>,
     fetches: BTreeMap<(String, String), Vec<Fetch>>,
 }
+
+/// A crawler identity on one host: its name, crawler, first request's
+/// verification, and what was seen of it.
+type Identity = (Arc<str>, Arc<Crawler>, Option<bool>, Seen);
 
 /// Per crawler identity on one host.
 #[derive(Default)]
@@ -98,6 +105,9 @@ struct Seen {
     sample_ip: String,
     /// The last robots.txt fetch, this run's or carried over.
     last_robots: Option<i64>,
+    first_time: i64,
+    /// Any request verified ([`any_verified`]).
+    verified: Option<bool>,
 }
 
 fn judge_host(
@@ -119,17 +129,41 @@ fn judge_host(
         host: host.to_string(),
         ..HostResult::default()
     };
-    let (prior_last, mut fetches) = ctx.state().map(|s| s.host(host)).unwrap_or_default();
-    let mut seen: BTreeMap<String, (Arc<Crawler>, Option<bool>, Seen)> = BTreeMap::new();
-    let mut decisions: HashMap<(usize, usize, String), bool> = HashMap::new();
+    let (prior_last, prior_fetches) = ctx.state().map(|s| s.host(host)).unwrap_or_default();
+    // Engine crawlers' 2xx fetches: crawler name → URL → fetches.
+    let mut fetches: HashMap<String, HashMap<String, Vec<Fetch>>> = HashMap::new();
+    for ((crawler, url), list) in prior_fetches {
+        fetches.entry(crawler).or_default().insert(url, list);
+    }
+    // Per crawler identity (the crawler, and whether it is an impersonator).
+    let mut seen: HashMap<(usize, bool), Identity> = HashMap::new();
+    // Per (robots.txt version, crawler), the decision for each path.
+    let mut decisions: HashMap<(usize, usize), HashMap<String, bool>> = HashMap::new();
     // Crawl-delay seconds per (robots.txt version, crawler): the same for
     // every request, so looked up once.
     let mut delay_seconds: HashMap<(usize, usize), Option<f64>> = HashMap::new();
     for hit in &hits {
-        let identity = hit.identity();
         let path = path_of(&hit.target);
         let robots_txt = is_robots_txt(&path);
         let t = hit.time;
+        let crawler_key = Arc::as_ptr(&hit.crawler) as usize;
+        let (identity, _, _, stats) = seen
+            .entry((crawler_key, hit.verified == Some(false)))
+            .or_insert_with(|| {
+                let identity = hit.identity();
+                // Carried over from the previous run, when it came before.
+                let prior = prior_last.get(&identity).filter(|l| l.time <= t);
+                let stats = Seen {
+                    last: prior.map(|l| (l.time, l.resolution)),
+                    last_robots: prior.and_then(|l| l.robots_fetch),
+                    first_time: t,
+                    verified: hit.verified,
+                    ..Seen::default()
+                };
+                (identity.into(), hit.crawler.clone(), hit.verified, stats)
+            });
+        let identity = identity.clone();
+        stats.verified = any_verified(stats.verified, hit.verified);
         let policies = if judged_host {
             snap.policies_during(host, t - settings.robots_cache_grace, t)
         } else {
@@ -139,16 +173,6 @@ fn judge_host(
         if !judged {
             out.unjudged += 1;
         }
-        out.requests.push(CrawlerRequest {
-            time: t,
-            host: host.to_string(),
-            crawler: identity.clone(),
-            operator: hit.crawler.operator().map(str::to_string),
-            category: hit.crawler.category().as_str(),
-            verified: hit.verified,
-            robots_txt,
-            judged,
-        });
         let base = |kind: &'static str,
                     rule: String,
                     rule_line: Option<u32>,
@@ -156,7 +180,7 @@ fn judge_host(
                     detail: String| Violation {
             time: t,
             host: host.to_string(),
-            crawler: identity.clone(),
+            crawler: identity.to_string(),
             verified: hit.verified,
             client_ip: hit.client.to_string(),
             kind,
@@ -169,13 +193,18 @@ fn judge_host(
             detail,
         };
         let reaches_unknown = t - settings.robots_cache_grace < first_known;
-        let crawler_key = Arc::as_ptr(&hit.crawler) as usize;
         if judged && !robots_txt && !reaches_unknown {
             let disallowed_everywhere = policies.iter().all(|p| {
-                let key = (p.version() as *const _ as usize, crawler_key, path.clone());
-                !*decisions
-                    .entry(key)
-                    .or_insert_with(|| allowed(p, &hit.crawler, &path))
+                let paths = decisions
+                    .entry((p.version() as *const _ as usize, crawler_key))
+                    .or_default();
+                let ok = match paths.get(path.as_str()) {
+                    Some(&ok) => ok,
+                    None => *paths
+                        .entry(path.clone())
+                        .or_insert_with(|| allowed(p, &hit.crawler, &path)),
+                };
+                !ok
             });
             if disallowed_everywhere {
                 if let Some(now) = snap.policy_at(host, t) {
@@ -224,17 +253,10 @@ fn judge_host(
                 }
             }
         }
-        let entry = seen.entry(identity.clone()).or_insert_with(|| {
-            // Carried over from the previous run, when it came before.
-            let prior = prior_last.get(&identity).filter(|l| l.time <= t);
-            let stats = Seen {
-                last: prior.map(|l| (l.time, l.resolution)),
-                last_robots: prior.and_then(|l| l.robots_fetch),
-                ..Seen::default()
-            };
-            (hit.crawler.clone(), hit.verified, stats)
-        });
-        let stats = &mut entry.2;
+        let stats = &mut seen
+            .get_mut(&(crawler_key, hit.verified == Some(false)))
+            .expect("entered above")
+            .3;
         if judged && !reaches_unknown {
             if let Some((prev, prev_res)) = stats.last {
                 let gap = t - prev;
@@ -282,16 +304,17 @@ fn judge_host(
             && !robots_txt
             && hit.crawler.engine().is_some()
         {
-            fetches
-                .entry((hit.crawler.name().to_string(), path))
-                .or_default()
-                .push(Fetch {
-                    time: t,
-                    verified: hit.verified,
-                    client: hit.client.to_string(),
-                    method: hit.method.to_string(),
-                    status: hit.status,
-                });
+            let by_url = match fetches.get_mut(hit.crawler.name()) {
+                Some(m) => m,
+                None => fetches.entry(hit.crawler.name().to_string()).or_default(),
+            };
+            by_url.entry(path).or_default().push(Fetch {
+                time: t,
+                verified: hit.verified,
+                client: hit.client.to_string(),
+                method: hit.method.to_string(),
+                status: hit.status,
+            });
         }
     }
 
@@ -310,7 +333,8 @@ fn judge_host(
             .iter()
             .filter(|c| c.engine() == Some(index))
         {
-            let lookup = |u: &str| fetches.get(&(crawler.name().to_string(), u.to_string()));
+            let by_url = fetches.get(crawler.name());
+            let lookup = |u: &str| by_url.and_then(|m| m.get(u));
             let (page_url, list) = match lookup(&url) {
                 Some(l) => (url.clone(), l),
                 None => match without_tracking(&url).and_then(|u| lookup(&u).map(|l| (u, l))) {
@@ -379,8 +403,11 @@ fn judge_host(
         }
     }
 
-    // Findings of this host.
-    for (identity, (crawler, verified, stats)) in &seen {
+    // Findings of this host, crawler by crawler in name order.
+    let mut seen: Vec<Identity> = seen.into_values().collect();
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    for (identity, crawler, verified, stats) in &seen {
+        let identity = identity.to_string();
         if *verified == Some(false) {
             out.findings.push(Finding {
                 kind: "spoofed-agent",
@@ -455,12 +482,30 @@ fn judge_host(
         }
     }
 
-    // What the next run needs.
+    // The report's per-crawler rows.
+    out.activity = seen
+        .iter()
+        .map(|(identity, crawler, _, stats)| CrawlerActivity {
+            host: host.to_string(),
+            crawler: identity.to_string(),
+            operator: crawler.operator().map(str::to_string),
+            category: crawler.category().as_str(),
+            verified: stats.verified,
+            requests: stats.requests,
+            robots_txt_fetches: stats.robots_fetches,
+            first_seen: stats.first_time,
+            last_seen: stats.last_time,
+        })
+        .collect();
+    // What the next run needs, when it is asked for (`--state`).
+    if ctx.state().is_none() {
+        return out;
+    }
     out.last = prior_last;
-    for (identity, (_, _, stats)) in &seen {
+    for (identity, _, _, stats) in &seen {
         if let Some((time, resolution)) = stats.last {
             out.last.insert(
-                identity.clone(),
+                identity.to_string(),
                 LastRequest {
                     time,
                     resolution,
@@ -474,10 +519,12 @@ fn judge_host(
         .map(|h| h.time)
         .max(referrals.last().map(|r| r.time))
         .unwrap_or(i64::MIN);
-    for list in fetches.values_mut() {
-        prune(list, now, settings.index_grace);
+    for (crawler, by_url) in fetches {
+        for (url, mut list) in by_url {
+            prune(&mut list, now, settings.index_grace);
+            out.fetches.insert((crawler.clone(), url), list);
+        }
     }
-    out.fetches = fetches;
     out
 }
 
@@ -509,11 +556,14 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         ..Outcome::default()
     };
     outcome.state = ctx.state().cloned().unwrap_or_default();
+    let remember = ctx.state().is_some();
     for r in results {
-        outcome.state.set_host(&r.host, r.last, r.fetches);
+        if remember {
+            outcome.state.set_host(&r.host, r.last, r.fetches);
+        }
         outcome.violations.extend(r.violations);
         outcome.findings.extend(r.findings);
-        outcome.requests.extend(r.requests);
+        outcome.activity.extend(r.activity);
         outcome.counts.unjudged += r.unjudged;
     }
     let snap = ctx.snapshot();
@@ -560,8 +610,8 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     }
     super::sort_rows(&mut outcome.violations, &mut outcome.findings);
     outcome
-        .requests
-        .sort_by(|a, b| (a.time, &a.host, &a.crawler).cmp(&(b.time, &b.host, &b.crawler)));
+        .activity
+        .sort_by(|a, b| (&a.host, &a.crawler).cmp(&(&b.host, &b.crawler)));
     outcome
 }
 

@@ -34,7 +34,7 @@
 mod judge;
 mod state;
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::{Arc, RwLock};
 
 use crate::bots::{Catalogue, Crawler, IpRanges};
@@ -500,11 +500,10 @@ pub struct Finding {
     pub detail: String,
 }
 
-/// One judged crawler request, for the report's per-crawler aggregation.
+/// A crawler identity's requests on one host, for the report's
+/// per-crawler aggregation (polars adds these up over hosts).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct CrawlerRequest {
-    /// Request time, UTC nanoseconds.
-    pub time: i64,
+pub struct CrawlerActivity {
     /// The site.
     pub host: String,
     /// The crawler identity.
@@ -513,12 +512,26 @@ pub struct CrawlerRequest {
     pub operator: Option<String>,
     /// Its category.
     pub category: &'static str,
-    /// Verified against published ranges; `None` when none are known.
+    /// Any request verified against published ranges: `Some(true)` when
+    /// one was, `Some(false)` when all that could be checked failed,
+    /// `None` when none could be checked.
     pub verified: Option<bool>,
-    /// A fetch of `/robots.txt`?
-    pub robots_txt: bool,
-    /// Was the request judged (the host had robots information then)?
-    pub judged: bool,
+    /// Requests in the window.
+    pub requests: u64,
+    /// Of them, fetches of `/robots.txt`.
+    pub robots_txt_fetches: u64,
+    /// The first request, UTC nanoseconds.
+    pub first_seen: i64,
+    /// The last request, UTC nanoseconds.
+    pub last_seen: i64,
+}
+
+/// Combines two verification results as "any request verified" does.
+pub(crate) fn any_verified(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x || y),
+        (x, None) | (None, x) => x,
+    }
 }
 
 /// What the replay found.
@@ -528,8 +541,9 @@ pub struct Outcome {
     pub violations: Vec<Violation>,
     /// Findings, sorted by kind, host, crawler, url.
     pub findings: Vec<Finding>,
-    /// Every crawler request in the window, in time order.
-    pub requests: Vec<CrawlerRequest>,
+    /// Per crawler identity and host, its requests in the window; sorted
+    /// by host, then crawler.
+    pub activity: Vec<CrawlerActivity>,
     /// Requests by class.
     pub counts: Counts,
     /// The state to carry over to the next run (`--state`): the previous

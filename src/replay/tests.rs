@@ -124,11 +124,15 @@ fn disallow_with_rule_line_and_version() {
         (v.verified, v.client_ip.as_str(), v.status),
         (None, "192.0.2.1", 200)
     );
+    assert_eq!((o.counts.crawler, o.counts.unjudged), (4, 0));
+    // One crawler on one host: its 4 requests, 1 of them for robots.txt.
+    assert_eq!(o.activity.len(), 1);
+    let a = &o.activity[0];
     assert_eq!(
-        (o.counts.crawler, o.counts.unjudged, o.requests.len()),
-        (4, 0, 4)
+        (a.host.as_str(), a.requests, a.robots_txt_fetches),
+        ("shop.example", 4, 1)
     );
-    assert!(o.requests[0].robots_txt && !o.requests[1].robots_txt);
+    assert!(a.first_seen < a.last_seen);
     assert!(o.findings.is_empty(), "{:?}", o.findings);
 }
 

@@ -21,7 +21,7 @@ use polars::prelude::*;
 use serde_json::{Value, json};
 
 use crate::logs::FileReport;
-use crate::replay::{Counts, CrawlerRequest, Finding, Outcome, VIOLATION_KINDS, Violation};
+use crate::replay::{Counts, CrawlerActivity, Finding, Outcome, VIOLATION_KINDS, Violation};
 use crate::shard::Shard;
 use crate::snapshot::format_time;
 
@@ -258,20 +258,13 @@ fn findings_frame(rows: &[Finding]) -> PolarsResult<DataFrame> {
     ])
 }
 
-fn requests_frame(rows: &[CrawlerRequest]) -> PolarsResult<DataFrame> {
+fn activity_frame(rows: &[CrawlerActivity]) -> PolarsResult<DataFrame> {
+    let text = |f: fn(&CrawlerActivity) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
+    let count = |f: fn(&CrawlerActivity) -> u64| rows.iter().map(f).collect::<Vec<u64>>();
+    let time = |f: fn(&CrawlerActivity) -> i64| rows.iter().map(f).collect::<Vec<i64>>();
     DataFrame::new_infer_height(vec![
-        Column::new(
-            "time".into(),
-            rows.iter().map(|r| r.time).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "host".into(),
-            rows.iter().map(|r| r.host.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "crawler".into(),
-            rows.iter().map(|r| r.crawler.as_str()).collect::<Vec<_>>(),
-        ),
+        Column::new("host".into(), text(|r| &r.host)),
+        Column::new("crawler".into(), text(|r| &r.crawler)),
         Column::new(
             "operator".into(),
             rows.iter()
@@ -282,31 +275,27 @@ fn requests_frame(rows: &[CrawlerRequest]) -> PolarsResult<DataFrame> {
             "verified".into(),
             rows.iter().map(|r| r.verified).collect::<Vec<_>>(),
         ),
-        Column::new(
-            "robots_txt".into(),
-            rows.iter()
-                .map(|r| u32::from(r.robots_txt))
-                .collect::<Vec<_>>(),
-        ),
+        Column::new("requests".into(), count(|r| r.requests)),
+        Column::new("robots_txt_fetches".into(), count(|r| r.robots_txt_fetches)),
+        Column::new("first_seen".into(), time(|r| r.first_seen)),
+        Column::new("last_seen".into(), time(|r| r.last_seen)),
     ])
 }
 
-/// Per-crawler aggregates of the requests: everything of the crawlers
-/// table but the violations (`crawler, operator, verified, requests,
-/// robots_txt_fetches, hosts, first_seen, last_seen`, times as
-/// nanoseconds). Shard reports' partials add up ([`crawlers_frame`]).
-fn partials_frame(requests: &DataFrame) -> LazyFrame {
-    requests.clone().lazy().group_by([col("crawler")]).agg([
+/// Per-crawler aggregates of the activity rows (one per crawler and
+/// host): everything of the crawlers table but the violations
+/// (`crawler, operator, verified, requests, robots_txt_fetches, hosts,
+/// first_seen, last_seen`, times as nanoseconds). Shard reports' partials
+/// add up ([`crawlers_frame`]).
+fn partials_frame(activity: &DataFrame) -> LazyFrame {
+    activity.clone().lazy().group_by([col("crawler")]).agg([
         col("operator").first().alias("operator"),
         col("verified").max().alias("verified"),
-        len().cast(DataType::UInt64).alias("requests"),
-        col("robots_txt")
-            .sum()
-            .cast(DataType::UInt64)
-            .alias("robots_txt_fetches"),
+        col("requests").sum().alias("requests"),
+        col("robots_txt_fetches").sum().alias("robots_txt_fetches"),
         col("host").n_unique().cast(DataType::UInt64).alias("hosts"),
-        col("time").min().alias("first_seen"),
-        col("time").max().alias("last_seen"),
+        col("first_seen").min().alias("first_seen"),
+        col("last_seen").max().alias("last_seen"),
     ])
 }
 
@@ -424,7 +413,7 @@ impl Report {
     /// polars failing to build a frame (which would be a bug).
     pub fn build(outcome: &Outcome, run: &RunInfo) -> Result<Report, ReportError> {
         let mut categories = BTreeMap::new();
-        for r in &outcome.requests {
+        for r in &outcome.activity {
             categories
                 .entry(r.crawler.clone())
                 .or_insert_with(|| r.category.to_string());
@@ -441,7 +430,7 @@ impl Report {
         Report::assemble(Parts {
             violations: &outcome.violations,
             findings: &outcome.findings,
-            partials: partials_frame(&requests_frame(&outcome.requests)?),
+            partials: partials_frame(&activity_frame(&outcome.activity)?),
             categories: &categories,
             counts: &outcome.counts,
             inputs,

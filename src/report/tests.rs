@@ -30,9 +30,16 @@ fn violation(time: &str, crawler: &str, kind: &'static str, url: &str) -> Violat
     }
 }
 
-fn request(time: &str, host: &str, crawler: &str, robots_txt: bool) -> CrawlerRequest {
-    CrawlerRequest {
-        time: t(time),
+/// A crawler's activity on a host: (requests, robots.txt fetches) between
+/// two times.
+fn activity(
+    host: &str,
+    crawler: &str,
+    counts: (u64, u64),
+    first: &str,
+    last: &str,
+) -> CrawlerActivity {
+    CrawlerActivity {
         host: host.into(),
         crawler: crawler.into(),
         operator: (crawler == "AhrefsBot").then(|| "Ahrefs".to_string()),
@@ -42,8 +49,10 @@ fn request(time: &str, host: &str, crawler: &str, robots_txt: bool) -> CrawlerRe
         } else {
             None
         },
-        robots_txt,
-        judged: true,
+        requests: counts.0,
+        robots_txt_fetches: counts.1,
+        first_seen: t(first),
+        last_seen: t(last),
     }
 }
 
@@ -72,18 +81,35 @@ fn outcome() -> Outcome {
             count: 1,
             detail: "1 request claims to be Googlebot".into(),
         }],
-        requests: vec![
-            request("2026-11-01T09:59:00Z", "shop.example", "AhrefsBot", true),
-            request("2026-11-01T10:00:00Z", "shop.example", "AhrefsBot", false),
-            request("2026-11-01T10:00:05Z", "blog.example", "AhrefsBot", false),
-            request("2026-11-01T10:00:06Z", "shop.example", "AhrefsBot", false),
-            request(
-                "2026-11-01T11:00:00Z",
+        activity: vec![
+            activity(
+                "blog.example",
+                "AhrefsBot",
+                (1, 0),
+                "2026-11-01T10:00:05Z",
+                "2026-11-01T10:00:05Z",
+            ),
+            activity(
+                "shop.example",
+                "AhrefsBot",
+                (3, 1),
+                "2026-11-01T09:59:00Z",
+                "2026-11-01T10:00:06Z",
+            ),
+            activity(
                 "shop.example",
                 "Googlebot (unverified)",
-                false,
+                (1, 0),
+                "2026-11-01T11:00:00Z",
+                "2026-11-01T11:00:00Z",
             ),
-            request("2026-11-01T12:00:00Z", "shop.example", "Zorkbot", false),
+            activity(
+                "shop.example",
+                "Zorkbot",
+                (1, 0),
+                "2026-11-01T12:00:00Z",
+                "2026-11-01T12:00:00Z",
+            ),
         ],
         counts: Counts {
             requests: 6,
