@@ -18,6 +18,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
+use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use crate::logs::FileReport;
@@ -602,51 +603,76 @@ impl Report {
         out: &Path,
         formats: OutputFormats,
     ) -> Result<(), ReportError> {
-        let file =
-            |name: &str, fill: &mut dyn FnMut(&mut BufWriter<File>) -> Result<(), String>| {
-                write_file(&dir.join(name), &out.join(name), fill)
-            };
+        type Job<'a> = Box<dyn FnOnce(&mut BufWriter<File>) -> Result<(), String> + Send + 'a>;
         let tables = [
             ("violations", &self.violations),
             ("crawlers", &self.crawlers),
             ("findings", &self.findings),
         ];
-        for (name, df) in tables {
+        // CSV and NDJSON show times as RFC 3339 text.
+        let texts = if formats.csv || formats.json {
+            tables
+                .iter()
+                .map(|(_, df)| rfc3339_times(df))
+                .collect::<PolarsResult<Vec<_>>>()?
+        } else {
+            Vec::new()
+        };
+        let mut jobs: Vec<(String, Job<'_>)> = Vec::new();
+        for (i, (name, df)) in tables.iter().enumerate() {
             if formats.csv {
-                let mut frame = rfc3339_times(df)?;
-                file(&format!("{name}.csv"), &mut |w| {
-                    CsvWriter::new(w)
-                        .include_header(true)
-                        .finish(&mut frame)
-                        .map_err(|e| e.to_string())
-                })?;
+                let mut frame = texts[i].clone();
+                jobs.push((
+                    format!("{name}.csv"),
+                    Box::new(move |w| {
+                        CsvWriter::new(w)
+                            .include_header(true)
+                            .finish(&mut frame)
+                            .map_err(|e| e.to_string())
+                    }),
+                ));
             }
             if formats.parquet {
-                file(&format!("{name}.parquet"), &mut |w| {
-                    ParquetWriter::new(w)
-                        .finish(&mut df.clone())
-                        .map(|_| ())
-                        .map_err(|e| e.to_string())
-                })?;
+                let mut frame = (*df).clone();
+                jobs.push((
+                    format!("{name}.parquet"),
+                    Box::new(move |w| {
+                        ParquetWriter::new(w)
+                            .finish(&mut frame)
+                            .map(|_| ())
+                            .map_err(|e| e.to_string())
+                    }),
+                ));
             }
             if formats.json {
-                let frame = rfc3339_times(df)?;
-                file(&format!("{name}.ndjson"), &mut |w| write_ndjson(w, &frame))?;
+                let frame = &texts[i];
+                jobs.push((
+                    format!("{name}.ndjson"),
+                    Box::new(move |w| write_ndjson(w, frame)),
+                ));
             }
         }
         if formats.html {
-            file("report.html", &mut |w| {
-                w.write_all(self.html.as_bytes()).map_err(|e| e.to_string())
-            })?;
+            jobs.push((
+                "report.html".into(),
+                Box::new(|w| w.write_all(self.html.as_bytes()).map_err(|e| e.to_string())),
+            ));
         }
         if formats.json {
             let text = serde_json::to_string_pretty(&self.summary).expect("JSON values serialize");
-            file("summary.json", &mut |w| {
-                w.write_all(text.as_bytes())
-                    .and_then(|()| w.write_all(b"\n"))
-                    .map_err(|e| e.to_string())
-            })?;
+            jobs.push((
+                "summary.json".into(),
+                Box::new(move |w| {
+                    w.write_all(text.as_bytes())
+                        .and_then(|()| w.write_all(b"\n"))
+                        .map_err(|e| e.to_string())
+                }),
+            ));
         }
+        // The files are independent: written at once.
+        jobs.into_par_iter()
+            .map(|(name, job)| write_file(&dir.join(&name), &out.join(&name), job))
+            .collect::<Result<Vec<()>, ReportError>>()?;
         Ok(())
     }
 }
@@ -726,7 +752,7 @@ fn process_exists(pid: u32) -> bool {
 fn write_file(
     path: &Path,
     shown: &Path,
-    fill: &mut dyn FnMut(&mut BufWriter<File>) -> Result<(), String>,
+    fill: impl FnOnce(&mut BufWriter<File>) -> Result<(), String>,
 ) -> Result<(), ReportError> {
     let fail = |message: String| ReportError::Write {
         path: shown.to_path_buf(),
@@ -755,35 +781,72 @@ fn rfc3339_times(df: &DataFrame) -> PolarsResult<DataFrame> {
     Ok(out)
 }
 
+/// One column's values, typed once for the NDJSON writer.
+enum Values {
+    Str(StringChunked),
+    Bool(BooleanChunked),
+    I32(Int32Chunked),
+    I64(Int64Chunked),
+    U64(UInt64Chunked),
+    F64(Float64Chunked),
+}
+
 /// One JSON object per row of `frame` (times already RFC 3339 strings,
-/// nulls as null).
+/// nulls as null), written column value by column value, without building
+/// a JSON value per row.
 fn write_ndjson(w: &mut impl Write, frame: &DataFrame) -> Result<(), String> {
-    let names = frame.get_column_names_owned();
-    let columns = names
-        .iter()
-        .map(|name| frame.column(name))
-        .collect::<PolarsResult<Vec<_>>>()
-        .map_err(|e| e.to_string())?;
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let mut columns = Vec::new();
+    for column in frame.columns() {
+        let c = column.as_materialized_series();
+        let values = match c.dtype() {
+            DataType::String => Values::Str(c.str().map_err(|e| err(&e))?.rechunk().into_owned()),
+            DataType::Boolean => {
+                Values::Bool(c.bool().map_err(|e| err(&e))?.rechunk().into_owned())
+            }
+            DataType::Int32 => Values::I32(c.i32().map_err(|e| err(&e))?.rechunk().into_owned()),
+            DataType::Int64 => Values::I64(c.i64().map_err(|e| err(&e))?.rechunk().into_owned()),
+            DataType::UInt64 => Values::U64(c.u64().map_err(|e| err(&e))?.rechunk().into_owned()),
+            DataType::Float64 => Values::F64(c.f64().map_err(|e| err(&e))?.rechunk().into_owned()),
+            other => return Err(format!("column {} of type {other} in NDJSON", c.name())),
+        };
+        // `"name":` once per column.
+        let key = serde_json::to_string(c.name().as_str()).map_err(|e| err(&e))? + ":";
+        columns.push((key, values));
+    }
+    let io = |e: std::io::Error| e.to_string();
     for i in 0..frame.height() {
-        let mut obj = serde_json::Map::new();
-        for (name, column) in names.iter().zip(&columns) {
-            let value = column.get(i).map_err(|e| e.to_string())?;
-            let v = match value {
-                AnyValue::Null => Value::Null,
-                AnyValue::Boolean(b) => Value::Bool(b),
-                AnyValue::String(s) => Value::from(s),
-                AnyValue::StringOwned(s) => Value::from(s.as_str()),
-                AnyValue::Int32(n) => Value::from(n),
-                AnyValue::Int64(n) => Value::from(n),
-                AnyValue::UInt32(n) => Value::from(n),
-                AnyValue::UInt64(n) => Value::from(n),
-                AnyValue::Float64(f) => Value::from(f),
-                other => Value::from(other.to_string()),
-            };
-            obj.insert(name.to_string(), v);
+        w.write_all(b"{").map_err(io)?;
+        for (n, (key, values)) in columns.iter().enumerate() {
+            if n > 0 {
+                w.write_all(b",").map_err(io)?;
+            }
+            w.write_all(key.as_bytes()).map_err(io)?;
+            let null = || "null".to_string();
+            match values {
+                Values::Str(c) => match c.get(i) {
+                    Some(v) => serde_json::to_writer(&mut *w, v).map_err(|e| err(&e))?,
+                    None => w.write_all(b"null").map_err(io)?,
+                },
+                Values::Bool(c) => w
+                    .write_all(c.get(i).map_or_else(null, |v| v.to_string()).as_bytes())
+                    .map_err(io)?,
+                Values::I32(c) => w
+                    .write_all(c.get(i).map_or_else(null, |v| v.to_string()).as_bytes())
+                    .map_err(io)?,
+                Values::I64(c) => w
+                    .write_all(c.get(i).map_or_else(null, |v| v.to_string()).as_bytes())
+                    .map_err(io)?,
+                Values::U64(c) => w
+                    .write_all(c.get(i).map_or_else(null, |v| v.to_string()).as_bytes())
+                    .map_err(io)?,
+                Values::F64(c) => match c.get(i) {
+                    Some(v) => serde_json::to_writer(&mut *w, &v).map_err(|e| err(&e))?,
+                    None => w.write_all(b"null").map_err(io)?,
+                },
+            }
         }
-        serde_json::to_writer(&mut *w, &obj).map_err(|e| e.to_string())?;
-        w.write_all(b"\n").map_err(|e| e.to_string())?;
+        w.write_all(b"}\n").map_err(io)?;
     }
     Ok(())
 }

@@ -252,6 +252,11 @@ fn files_are_written_deterministically() {
         .next()
         .unwrap()
         .to_string();
+    // The keys in the CSV's column order, values as JSON types.
+    assert_eq!(
+        first,
+        r#"{"time":"2026-11-01T10:00:00Z","host":"shop.example","crawler":"AhrefsBot","verified":null,"client_ip":"192.0.2.1","kind":"disallow","method":"GET","url":"/private/a","status":200,"rule":"Disallow: /private/","rule_line":2,"robots_version":"robots.txt","detail":""}"#
+    );
     let row: Value = serde_json::from_str(&first).unwrap();
     assert_eq!(
         (
