@@ -4,11 +4,12 @@
 #   crawlaudit's parse-only pass (`crawlaudit logs`), plain and gzip,
 #   the whole audit (`crawlaudit audit`, against a generated snapshot of
 #   shop.example: rules for every section, crawl-delays, noindex pages),
-#   wc -l, zcat of the gzip file, and GoAccess with --log-format=COMBINED.
+#   wc -l, zcat of the gzip file, a one-regex Python parse, and GoAccess
+#   with --log-format=COMBINED.
 # Prints MB/s, lines/s, peak RSS and the ratios.
 #
 # Usage: benches/e2e_logs.sh [SIZE] [SEED]     (default 1G 1)
-# Env:   BENCH_DIR (default ./bench-data), SKIP_GOACCESS=1, THREADS=N
+# Env:   BENCH_DIR (default ./bench-data), SKIP_GOACCESS=1, SKIP_PYTHON=1, THREADS=N
 # Needs: gzip, GNU time (/usr/bin/time); GoAccess (apt-get install goaccess).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,7 @@ if [ ! -s "$LOG.gz" ]; then
   gzip -1 -c "$LOG" > "$LOG.gz.tmp" && mv "$LOG.gz.tmp" "$LOG.gz"
 fi
 SNAP=$DIR/snapshot
-if [ ! -s "$SNAP/shop.example/pages.jsonl" ]; then
+if [ ! -s "$SNAP/shop.example/pages.jsonl" ] || ! grep -q old-shop "$SNAP/shop.example/robots.txt"; then
   mkdir -p "$SNAP/shop.example"
   cat > "$SNAP/shop.example/robots.txt" <<'ROBOTS'
 User-agent: *
@@ -48,6 +49,19 @@ User-agent: GPTBot
 User-agent: ClaudeBot
 Disallow: /
 ROBOTS
+  # A few hundred more rules, as large sites have: retired sections,
+  # parameters, wildcards, per-crawler groups.
+  {
+    echo
+    echo "User-agent: bingbot"
+    echo "User-agent: Googlebot"
+    for i in $(seq 1 120); do echo "Disallow: /archive/$i/"; done
+    for p in sort filter sessionid ref utm_source page_size print; do echo "Disallow: /*?$p="; echo "Disallow: /*&$p="; done
+    for i in $(seq 1 60); do echo "Disallow: /products/*/reviews/$i\$"; done
+    echo
+    echo "User-agent: *"
+    for i in $(seq 1 120); do echo "Disallow: /old-shop/$i/"; done
+  } >> "$SNAP/shop.example/robots.txt"
   for i in $(seq 0 7 4999); do printf '{"url": "/products/%d", "x_robots_tag": ["noindex"]}\n' "$i"; done > "$SNAP/shop.example/pages.jsonl"
   for i in $(seq 0 11 4999); do printf '{"url": "/blog/%d", "meta": [{"name": "robots", "content": "noindex, nofollow"}]}\n' "$i"; done >> "$SNAP/shop.example/pages.jsonl"
 fi
@@ -78,6 +92,26 @@ run "crawlaudit audit (plain)" "$BIN" "${THREADS_ARG[@]}" audit "$LOG" --snapsho
 run "zcat" zcat "$LOG.gz"
 run "crawlaudit logs (gzip)" "$BIN" "${THREADS_ARG[@]}" logs "$LOG.gz"
 run "crawlaudit audit (gzip)" "$BIN" "${THREADS_ARG[@]}" audit "$LOG.gz" --snapshot "$SNAP" --out "$DIR/report" --quiet
+# The floor a hand-written script would reach: one regular expression per
+# line in Python, counting crawler-looking requests. One run only.
+cat > "$DIR/one_regex.py" <<'PY'
+import re, sys
+LINE = re.compile(rb'^(\S+) \S+ \S+ \[([^\]]+)\] "(\S+) (\S+) [^"]*" (\d{3}) (\S+) "([^"]*)" "([^"]*)"')
+bots = bad = 0
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        m = LINE.match(line)
+        if m is None:
+            bad += 1
+        elif b"bot" in m.group(8).lower():
+            bots += 1
+print(bots, bad)
+PY
+if [ -z "${SKIP_PYTHON:-}" ]; then
+  /usr/bin/time -f "%e %M" -o "$DIR/.time" python3 "$DIR/one_regex.py" "$LOG" > /dev/null 2>&1
+  out=$(tail -1 "$DIR/.time")
+  WALL[python one-regex]=${out% *}; RSS[python one-regex]=${out#* }
+fi
 if [ -z "${SKIP_GOACCESS:-}" ] && command -v goaccess > /dev/null; then
   # GoAccess is much slower: one run only.
   /usr/bin/time -f "%e %M" -o "$DIR/.time" goaccess "$LOG" --log-format=COMBINED --no-global-config -o "$DIR/goaccess.json" > /dev/null 2>&1
@@ -87,7 +121,7 @@ fi
 
 printf '\nfile: %s (%.0f MB, %d lines), %s cores, threads %s\n' "$LOG" "$(echo "$BYTES/1000000" | bc -l)" "$LINES" "$(nproc)" "${THREADS:-all}"
 printf '%-26s %9s %10s %14s %11s\n' "command" "seconds" "MB/s" "lines/s" "peak RSS"
-for name in "wc -l" "crawlaudit logs (plain)" "crawlaudit audit (plain)" "zcat" "crawlaudit logs (gzip)" "crawlaudit audit (gzip)" goaccess; do
+for name in "wc -l" "crawlaudit logs (plain)" "crawlaudit audit (plain)" "zcat" "crawlaudit logs (gzip)" "crawlaudit audit (gzip)" "python one-regex" goaccess; do
   [ -n "${WALL[$name]:-}" ] || continue
   awk -v n="$name" -v s="${WALL[$name]}" -v b="$BYTES" -v l="$LINES" -v r="${RSS[$name]}" \
     'BEGIN { printf "%-26s %9.2f %10.0f %14.0f %8.0f MB\n", n, s, b/1e6/s, l/s, r/1024 }'
@@ -97,6 +131,15 @@ awk -v a="${WALL[crawlaudit logs (plain)]}" -v w="${WALL[wc -l]}" 'BEGIN { print
 awk -v a="${WALL[crawlaudit logs (gzip)]}" -v z="${WALL[zcat]}" 'BEGIN { printf "logs (gzip):  %.2fx faster than zcat\n", z/a }'
 awk -v a="${WALL[crawlaudit audit (plain)]}" -v w="${WALL[wc -l]}" 'BEGIN { printf "audit (plain): %.1fx the time of wc -l\n", a/w }'
 awk -v a="${WALL[crawlaudit audit (gzip)]}" -v z="${WALL[zcat]}" 'BEGIN { printf "audit (gzip):  %.2fx the time of zcat\n", a/z }'
+if [ -n "${WALL[python one-regex]:-}" ]; then
+  awk -v a="${WALL[crawlaudit audit (plain)]}" -v p="${WALL[python one-regex]}" 'BEGIN { printf "audit (plain): %.1fx faster than a one-regex Python parse\n", p/a }'
+fi
 if [ -n "${WALL[goaccess]:-}" ]; then
   awk -v a="${WALL[crawlaudit logs (plain)]}" -v g="${WALL[goaccess]}" 'BEGIN { printf "crawlaudit logs is %.0fx faster than GoAccess\n", g/a }'
+  awk -v a="${WALL[crawlaudit audit (plain)]}" -v g="${WALL[goaccess]}" 'BEGIN { printf "crawlaudit audit is %.1fx faster than GoAccess\n", g/a }'
 fi
+# Memory the audit keeps beyond reading: per request the report needs
+# (crawler requests and search-referred human requests).
+kept=$(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['requests']; print(r['crawler'] + r['referred'])" "$DIR/report/summary.json")
+awk -v a="${RSS[crawlaudit audit (plain)]}" -v l="${RSS[crawlaudit logs (plain)]}" -v k="$kept" \
+  'BEGIN { printf "audit memory: %.0f MB beyond reading for %d kept requests: %.0f bytes per kept request\n", (a-l)/1024, k, (a-l)*1024/k }'
