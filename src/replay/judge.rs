@@ -1,10 +1,9 @@
 //! Judging, per host and in time order.
 
 use std::collections::BTreeMap;
-
-use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
+use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
 use super::state::{Fetch, LastRequest, prune};
@@ -135,8 +134,11 @@ fn judge_host(
     for ((crawler, url), list) in prior_fetches {
         fetches.entry(crawler).or_default().insert(url, list);
     }
-    // Per crawler identity (the crawler, and whether it is an impersonator).
-    let mut seen: HashMap<(usize, bool), Identity> = HashMap::new();
+    // The identity of each (crawler, impersonator?) pair: named once, not
+    // per request. Several crawlers can share an identity (a heuristic
+    // crawler per User-Agent string, all named `python-requests`).
+    let mut identities: HashMap<(usize, bool), Arc<str>> = HashMap::new();
+    let mut seen: HashMap<Arc<str>, Identity> = HashMap::new();
     // Per (robots.txt version, crawler), the decision for each path.
     let mut decisions: HashMap<(usize, usize), HashMap<String, bool>> = HashMap::new();
     // Crawl-delay seconds per (robots.txt version, crawler): the same for
@@ -147,22 +149,22 @@ fn judge_host(
         let robots_txt = is_robots_txt(&path);
         let t = hit.time;
         let crawler_key = Arc::as_ptr(&hit.crawler) as usize;
-        let (identity, _, _, stats) = seen
+        let identity = identities
             .entry((crawler_key, hit.verified == Some(false)))
-            .or_insert_with(|| {
-                let identity = hit.identity();
-                // Carried over from the previous run, when it came before.
-                let prior = prior_last.get(&identity).filter(|l| l.time <= t);
-                let stats = Seen {
-                    last: prior.map(|l| (l.time, l.resolution)),
-                    last_robots: prior.and_then(|l| l.robots_fetch),
-                    first_time: t,
-                    verified: hit.verified,
-                    ..Seen::default()
-                };
-                (identity.into(), hit.crawler.clone(), hit.verified, stats)
-            });
-        let identity = identity.clone();
+            .or_insert_with(|| hit.identity().into())
+            .clone();
+        let (_, _, _, stats) = seen.entry(identity.clone()).or_insert_with(|| {
+            // Carried over from the previous run, when it came before.
+            let prior = prior_last.get(&*identity).filter(|l| l.time <= t);
+            let stats = Seen {
+                last: prior.map(|l| (l.time, l.resolution)),
+                last_robots: prior.and_then(|l| l.robots_fetch),
+                first_time: t,
+                verified: hit.verified,
+                ..Seen::default()
+            };
+            (identity.clone(), hit.crawler.clone(), hit.verified, stats)
+        });
         stats.verified = any_verified(stats.verified, hit.verified);
         let policies = if judged_host {
             snap.policies_during(host, t - settings.robots_cache_grace, t)
@@ -253,10 +255,7 @@ fn judge_host(
                 }
             }
         }
-        let stats = &mut seen
-            .get_mut(&(crawler_key, hit.verified == Some(false)))
-            .expect("entered above")
-            .3;
+        let stats = &mut seen.get_mut(&identity).expect("entered above").3;
         if judged && !reaches_unknown {
             if let Some((prev, prev_res)) = stats.last {
                 let gap = t - prev;

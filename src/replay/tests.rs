@@ -280,6 +280,58 @@ fn crawl_delay_gaps_with_resolution() {
 }
 
 #[test]
+fn user_agents_of_one_identity_are_one_crawler() {
+    // Two python-requests versions: two User-Agent strings, two heuristic
+    // crawlers, one identity. Their requests make one sequence of gaps,
+    // one activity row and one finding.
+    let snap = snapshot(
+        "one-identity",
+        &[(
+            "shop.example/robots.txt",
+            "User-agent: *\nCrawl-delay: 10\n",
+        )],
+    );
+    let c = ctx(snap);
+    let lines = [
+        line(
+            "192.0.2.7",
+            1,
+            "10:00:00",
+            "/a",
+            200,
+            "-",
+            "python-requests/2.31.0",
+        ),
+        line(
+            "192.0.2.7",
+            1,
+            "10:00:03",
+            "/b",
+            200,
+            "-",
+            "python-requests/2.28.1",
+        ),
+    ];
+    let o = run(&c, &lines);
+    let gaps: Vec<_> = o
+        .violations
+        .iter()
+        .filter(|v| v.kind == "crawl-delay")
+        .map(|v| (v.crawler.as_str(), v.url.as_str()))
+        .collect();
+    assert_eq!(gaps, [("python-requests", "/b")]);
+    assert_eq!(o.activity.len(), 1);
+    assert_eq!(o.activity[0].requests, 2);
+    let no_robots: Vec<_> = o
+        .findings
+        .iter()
+        .filter(|f| f.kind == "no-robots-fetch")
+        .map(|f| (f.crawler.as_str(), f.count))
+        .collect();
+    assert_eq!(no_robots, [("python-requests", 2)]);
+}
+
+#[test]
 fn crawl_delay_needs_a_delay_in_every_cached_version() {
     let c = ctx(snapshot(
         "delay2",
