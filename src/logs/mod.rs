@@ -307,6 +307,23 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
 mod tests {
     use super::*;
 
+    /// Found by the `log_template` and `log_json` fuzz targets: a 12-digit
+    /// epoch time overflowed (a panic in debug builds, a wrong time in
+    /// release builds). It is a bad time now.
+    #[test]
+    fn huge_epoch_times_are_bad_lines_found_by_fuzzing() {
+        let nginx: Format = "nginx:$msec \"$request\" $status".parse().unwrap();
+        let nginx = nginx.compile().unwrap();
+        let ok = parse_line(&nginx, b"1700000000.5 \"GET / HTTP/1.1\" 200");
+        assert!(ok.is_ok());
+        let bad = parse_line(&nginx, b"999999999999.5 \"GET / HTTP/1.1\" 200");
+        assert_eq!(bad.err(), Some(BadReason::Time));
+        let json: Format = "json".parse().unwrap();
+        let json = json.compile().unwrap();
+        let line = br#"{"ts": 999999999999, "request": {"uri": "/", "remote_ip": "192.0.2.1"}, "status": 200}"#;
+        assert_eq!(parse_line(&json, line).err(), Some(BadReason::Time));
+    }
+
     #[test]
     fn format_names() {
         for name in [

@@ -165,7 +165,9 @@ pub fn parse_clf(s: &[u8]) -> Option<LogTime> {
         }
         _ => return None,
     };
-    let nanos = civil_to_nanos(year, month, day, h, m, sec)? + frac - off * SECOND;
+    let nanos = civil_to_nanos(year, month, day, h, m, sec)?
+        .checked_add(frac)?
+        .checked_sub(off.checked_mul(SECOND)?)?;
     Some(LogTime { nanos, resolution })
 }
 
@@ -199,7 +201,9 @@ pub fn parse_iso(s: &[u8]) -> Option<LogTime> {
         }
         o
     };
-    let nanos = civil_to_nanos(year, month, day, h, m, sec)? + frac - off * SECOND;
+    let nanos = civil_to_nanos(year, month, day, h, m, sec)?
+        .checked_add(frac)?
+        .checked_sub(off.checked_mul(SECOND)?)?;
     Some(LogTime { nanos, resolution })
 }
 
@@ -217,8 +221,9 @@ pub fn parse_epoch(s: &[u8]) -> Option<LogTime> {
     if int_len + used != s.len() {
         return None;
     }
+    // Past 2262 the nanoseconds do not fit: not a time this tool can hold.
     Some(LogTime {
-        nanos: secs * SECOND + frac,
+        nanos: secs.checked_mul(SECOND)?.checked_add(frac)?,
         resolution,
     })
 }
@@ -373,6 +378,27 @@ mod tests {
             s("2000-10-10T20:55:36Z", SECOND)
         );
         assert_eq!(parse_any(b"yesterday"), None);
+    }
+
+    /// Found by the `log_template` and `log_json` fuzz targets: `$msec`
+    /// (and JSON `ts`) of 11 or 12 digits overflowed the nanoseconds.
+    #[test]
+    fn epoch_seconds_past_2262_are_not_times_found_by_fuzzing() {
+        let last = parse_epoch(b"9223372036").unwrap();
+        assert_eq!(last.nanos, 9_223_372_036_000_000_000);
+        assert_eq!(
+            parse_epoch(b"9223372036.854775807").unwrap().nanos,
+            i64::MAX
+        );
+        assert_eq!(parse_epoch(b"9223372036.854775808"), None);
+        assert_eq!(parse_epoch(b"9223372037"), None);
+        assert_eq!(parse_epoch(b"999999999999.5"), None);
+        assert_eq!(parse_any(b"999999999999"), None);
+        // A CLF or ISO time at the very end of the range, pushed past it by
+        // its offset.
+        assert!(parse_clf(b"11/Apr/2262:23:47:16 +0000").is_some());
+        assert_eq!(parse_clf(b"11/Apr/2262:23:47:16 -1400"), None);
+        assert_eq!(parse_iso(b"2262-04-11T23:47:16.9-14:00"), None);
     }
 
     #[test]
