@@ -164,7 +164,7 @@ const CASES: &[Case] = &[
         name: "empty window",
         files: &[("a.log", LINE.as_bytes())],
         args: "audit {dir}/a.log --snapshot {demo}/snapshot --since 2026-11-05 --until 2026-11-01",
-        message: "crawlaudit: error: --since is after --until: the audit window would be empty",
+        message: "crawlaudit: error: --since is not before --until: the audit window would be empty",
     },
     Case {
         name: "bad --fail-on",

@@ -227,8 +227,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     if let (Some(since), Some(until)) = (args.since, args.until) {
-        if since > until {
-            bail!("--since is after --until: the audit window would be empty");
+        if since >= until {
+            bail!("--since is not before --until: the audit window would be empty");
         }
     }
     if let Some(site) = &args.site {
