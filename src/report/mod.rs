@@ -2,8 +2,10 @@
 //! replay's rows become frames (`violations`, `crawlers`, `findings`),
 //! polars aggregates the per-crawler table, and the writers produce CSV
 //! (times in RFC 3339), Parquet (UTC timestamps), NDJSON and `summary.json`,
-//! and a self-contained `report.html`, into a temporary directory renamed
-//! into place when complete.
+//! and a self-contained `report.html`, into a temporary directory swapped
+//! into place when complete. Also the Parquet files that are not reports:
+//! shard reports read back by `merge` ([`Report::merge`]) and the
+//! `--state` file ([`read_state`], [`write_state`]).
 
 mod html;
 mod merge;
@@ -41,7 +43,7 @@ pub enum ReportError {
         /// The cause.
         source: std::io::Error,
     },
-    /// A `--state` file could not be read.
+    /// A `--state` file could not be read or written.
     #[error("state file {}: {message}", path.display())]
     State {
         /// The file.
