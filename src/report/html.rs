@@ -250,7 +250,22 @@ pub fn render(
     h.push_str("</div>");
 
     let c = &report.crawlers;
-    h.push_str("<h2>Crawlers, most violations first</h2><div class=wide><table><tr><th>crawler</th><th>category</th><th>verified</th><th>requests</th><th>robots.txt</th><th>disallow</th><th>crawl-delay</th><th>noindex</th><th>unavail.</th><th>rate</th><th>hosts</th><th>first seen</th><th>last seen</th></tr>");
+    // The numeric columns of the crawlers table shown, with their headings.
+    const NUMBERS: [(&str, &str); 8] = [
+        ("requests", "requests"),
+        ("robots_txt_fetches", "robots.txt"),
+        ("disallow", "disallow"),
+        ("crawl_delay", "crawl-delay"),
+        ("noindex", "noindex"),
+        ("unavailable_after", "unavail."),
+        ("violation_rate", "rate"),
+        ("hosts", "hosts"),
+    ];
+    h.push_str("<h2>Crawlers, most violations first</h2><div class=wide><table><tr><th>crawler</th><th>category</th><th>verified</th>");
+    for (_, heading) in NUMBERS {
+        let _ = write!(h, "<th>{heading}</th>");
+    }
+    h.push_str("<th>first seen</th><th>last seen</th></tr>");
     for i in 0..c.height() {
         let name = cell(c, "crawler", i);
         let verified = match cell(c, "verified", i).as_str() {
@@ -264,16 +279,7 @@ pub fn render(
             esc(&name),
             esc(categories.get(name.as_str()).map_or("", String::as_str))
         );
-        for col in [
-            "requests",
-            "robots_txt_fetches",
-            "disallow",
-            "crawl_delay",
-            "noindex",
-            "unavailable_after",
-            "violation_rate",
-            "hosts",
-        ] {
+        for (col, _) in NUMBERS {
             let _ = write!(h, "<td class=n>{}</td>", esc(&cell(c, col, i)));
         }
         let _ = write!(
