@@ -368,8 +368,8 @@ impl<'c> Collector<'c> {
 
 impl Sink for Collector<'_> {
     fn record(&mut self, request: &Request<'_>) {
+        let host = self.host(request);
         if let Some(shard) = self.ctx.settings.shard {
-            let host = self.host(request);
             if !shard.owns(host.as_deref()) {
                 return;
             }
@@ -385,7 +385,7 @@ impl Sink for Collector<'_> {
             self.counts.outside_window += 1;
             return;
         }
-        let Some(host) = self.host(request) else {
+        let Some(host) = host else {
             self.counts.no_host += 1;
             return;
         };
