@@ -793,6 +793,15 @@ enum Values {
     F64(Float64Chunked),
 }
 
+/// A boolean or integer as JSON (its `Display` form), or `null`.
+fn write_plain(w: &mut impl Write, value: Option<impl std::fmt::Display>) -> Result<(), String> {
+    match value {
+        Some(v) => write!(w, "{v}"),
+        None => w.write_all(b"null"),
+    }
+    .map_err(|e| e.to_string())
+}
+
 /// One JSON object per row of `frame` (times already RFC 3339 strings,
 /// nulls as null), written column value by column value, without building
 /// a JSON value per row.
@@ -824,24 +833,15 @@ fn write_ndjson(w: &mut impl Write, frame: &DataFrame) -> Result<(), String> {
                 w.write_all(b",").map_err(io)?;
             }
             w.write_all(key.as_bytes()).map_err(io)?;
-            let null = || "null".to_string();
             match values {
                 Values::Str(c) => match c.get(i) {
                     Some(v) => serde_json::to_writer(&mut *w, v).map_err(|e| err(&e))?,
                     None => w.write_all(b"null").map_err(io)?,
                 },
-                Values::Bool(c) => w
-                    .write_all(c.get(i).map_or_else(null, |v| v.to_string()).as_bytes())
-                    .map_err(io)?,
-                Values::I32(c) => w
-                    .write_all(c.get(i).map_or_else(null, |v| v.to_string()).as_bytes())
-                    .map_err(io)?,
-                Values::I64(c) => w
-                    .write_all(c.get(i).map_or_else(null, |v| v.to_string()).as_bytes())
-                    .map_err(io)?,
-                Values::U64(c) => w
-                    .write_all(c.get(i).map_or_else(null, |v| v.to_string()).as_bytes())
-                    .map_err(io)?,
+                Values::Bool(c) => write_plain(w, c.get(i))?,
+                Values::I32(c) => write_plain(w, c.get(i))?,
+                Values::I64(c) => write_plain(w, c.get(i))?,
+                Values::U64(c) => write_plain(w, c.get(i))?,
                 Values::F64(c) => match c.get(i) {
                     Some(v) => serde_json::to_writer(&mut *w, &v).map_err(|e| err(&e))?,
                     None => w.write_all(b"null").map_err(io)?,
