@@ -79,7 +79,8 @@ fn read_shard(dir: &Path) -> Result<ShardReport, MergeError> {
     })
 }
 
-fn read_parquet(dir: &Path, name: &str) -> Result<DataFrame, MergeError> {
+/// A shard's `NAME.parquet` table and its path (for later errors).
+fn read_parquet(dir: &Path, name: &str) -> Result<(DataFrame, PathBuf), MergeError> {
     let path = dir.join(format!("{name}.parquet"));
     let file = std::fs::File::open(&path).map_err(|e| {
         shard_error(
@@ -87,9 +88,10 @@ fn read_parquet(dir: &Path, name: &str) -> Result<DataFrame, MergeError> {
             format!("cannot read: {e} (merge reads the Parquet tables: keep parquet in --output-formats)"),
         )
     })?;
-    ParquetReader::new(file)
+    let df = ParquetReader::new(file)
         .finish()
-        .map_err(|e| shard_error(&path, format!("not a report table: {e}")))
+        .map_err(|e| shard_error(&path, format!("not a report table: {e}")))?;
+    Ok((df, path))
 }
 
 /// A `&'static str` of `kinds` equal to `text`.
@@ -246,12 +248,12 @@ impl Report {
         let mut categories: BTreeMap<String, String> = BTreeMap::new();
         let mut seconds = 0.0f64;
         for s in &shards {
-            let path = s.dir.join("violations.parquet");
-            violations.extend(violations_of(&read_parquet(&s.dir, "violations")?, &path)?);
-            let path = s.dir.join("findings.parquet");
-            findings.extend(findings_of(&read_parquet(&s.dir, "findings")?, &path)?);
-            let path = s.dir.join("crawlers.parquet");
-            let part = partials_of(&read_parquet(&s.dir, "crawlers")?, &path)?;
+            let (df, path) = read_parquet(&s.dir, "violations")?;
+            violations.extend(violations_of(&df, &path)?);
+            let (df, path) = read_parquet(&s.dir, "findings")?;
+            findings.extend(findings_of(&df, &path)?);
+            let (df, path) = read_parquet(&s.dir, "crawlers")?;
+            let part = partials_of(&df, &path)?;
             partials = Some(match partials {
                 None => part,
                 Some(all) => all.vstack(&part).map_err(ReportError::from)?,
