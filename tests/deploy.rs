@@ -30,13 +30,6 @@ fn simulate(shards: u32, snapshot: &Path, work: &Path) -> Output {
         .unwrap()
 }
 
-fn summary_without_run(dir: &Path) -> serde_json::Value {
-    let mut v: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
-    v.as_object_mut().unwrap().remove("run");
-    v
-}
-
 #[test]
 fn the_local_simulation_matches_a_single_run() {
     let work = common::fresh_dir("deploy-sim");
@@ -72,7 +65,10 @@ fn the_local_simulation_matches_a_single_run() {
             "{file} differs from the single run's"
         );
     }
-    assert_eq!(summary_without_run(&report), summary_without_run(&single));
+    assert_eq!(
+        common::summary_without_run(&report),
+        common::summary_without_run(&single)
+    );
 }
 
 #[test]

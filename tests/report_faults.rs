@@ -53,23 +53,14 @@ fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let mut bytes = std::fs::read(&path).unwrap();
-        if name == "summary.json" {
-            let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-            v.as_object_mut().unwrap().remove("run");
-            bytes = v.to_string().into_bytes();
-        }
+        let bytes = if name == "summary.json" {
+            common::summary_without_run(dir).to_string().into_bytes()
+        } else {
+            std::fs::read(&path).unwrap()
+        };
         files.insert(name, bytes);
     }
     files
-}
-
-fn leftovers(parent: &Path) -> Vec<String> {
-    std::fs::read_dir(parent)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".reports."))
-        .collect()
 }
 
 #[test]
@@ -124,7 +115,7 @@ fn a_killed_run_leaves_the_old_report_or_the_new_one() {
     );
     // The next complete run removes what killed runs left behind.
     assert!(run(&audit_args(&out, "1h")).status.success());
-    assert_eq!(leftovers(&dir), Vec::<String>::new());
+    assert_eq!(common::hidden_entries(&dir), Vec::<String>::new());
     assert_eq!(contents(&out), new);
 }
 
@@ -209,5 +200,5 @@ fn a_full_disk_is_exit_2_and_keeps_the_previous_report() {
     );
     assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
     assert_eq!(contents(&out), before, "the previous report changed");
-    assert_eq!(leftovers(&disk), Vec::<String>::new());
+    assert_eq!(common::hidden_entries(&disk), Vec::<String>::new());
 }

@@ -97,13 +97,6 @@ fn audit(dir: &Path, snapshot: &Path, out: &Path, shard: Option<String>) {
     crawlaudit(&args);
 }
 
-fn summary_without_run(dir: &Path) -> serde_json::Value {
-    let mut v: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
-    v.as_object_mut().unwrap().remove("run");
-    v
-}
-
 /// A shard count from the clock, so that runs cover different N; printed
 /// so that a failure can be reproduced.
 fn random_n() -> u32 {
@@ -120,7 +113,7 @@ fn merged_shards_equal_one_run() {
     let (input, snapshot) = many_hosts(&dir);
     let single = dir.join("single");
     audit(&input, &snapshot, &single, None);
-    let whole = summary_without_run(&single);
+    let whole = common::summary_without_run(&single);
     assert!(whole["requests"]["no_host"].as_u64().unwrap() > 0);
     assert!(whole["findings"]["unknown-host"].as_u64().unwrap() > 0);
     assert!(whole["violations"]["disallow"].as_u64().unwrap() > 100);
@@ -145,13 +138,17 @@ fn merged_shards_equal_one_run() {
             let b = std::fs::read(merged.join(file)).unwrap();
             assert!(a == b, "N = {n}: {file} differs from the single run's");
         }
-        assert_eq!(summary_without_run(&merged), whole, "N = {n}: summary.json");
+        assert_eq!(
+            common::summary_without_run(&merged),
+            whole,
+            "N = {n}: summary.json"
+        );
         if n > 1 {
             // The shards split the work: no shard saw every violation.
             let per_shard: Vec<u64> = shards
                 .iter()
                 .map(|s| {
-                    summary_without_run(s)["violations"]["disallow"]
+                    common::summary_without_run(s)["violations"]["disallow"]
                         .as_u64()
                         .unwrap()
                 })

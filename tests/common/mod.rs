@@ -40,3 +40,23 @@ pub fn check_golden(actual: &str, expected: &Path) -> Result<(), String> {
         ))
     }
 }
+
+/// A report's `summary.json` without its `run` timing, the one field that
+/// differs between two runs over the same input.
+pub fn summary_without_run(report: &Path) -> serde_json::Value {
+    let path = report.join("summary.json");
+    let text = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut v: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    v.as_object_mut().unwrap().remove("run");
+    v
+}
+
+/// The hidden entries of `dir` (names starting with `.`): what a failed or
+/// killed report write would leave behind.
+pub fn hidden_entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
