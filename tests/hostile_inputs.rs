@@ -10,72 +10,9 @@ mod common;
 
 use std::fs::File;
 use std::io::Write;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-/// What one bounded run gave.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-    max_rss_mib: u64,
-}
-
-/// Runs the binary with `args`, waits for it with `wait4` to read its peak
-/// resident set, and asserts the time and memory bounds.
-fn bounded(args: &[&str], dir: &Path, max_secs: u64, max_rss_mib: u64) -> Run {
-    let out_path = dir.join("stdout.txt");
-    let err_path = dir.join("stderr.txt");
-    let start = Instant::now();
-    // Reaped by wait4 below, which also gives its resource usage.
-    #[allow(clippy::zombie_processes)]
-    let child = Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(File::create(&out_path).unwrap())
-        .stderr(File::create(&err_path).unwrap())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our child, not yet waited for; the pointers are to
-    // live locals.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4 failed");
-    let elapsed = start.elapsed();
-    let exit = std::process::ExitStatus::from_raw(status);
-    let run = Run {
-        code: exit.code(),
-        stdout: std::fs::read_to_string(&out_path).unwrap(),
-        stderr: std::fs::read_to_string(&err_path).unwrap(),
-        elapsed,
-        // ru_maxrss is in KiB on Linux.
-        max_rss_mib: usage.ru_maxrss as u64 / 1024,
-    };
-    eprintln!(
-        "{args:?}: exit {:?} in {:.2} s, peak RSS {} MiB",
-        run.code,
-        run.elapsed.as_secs_f64(),
-        run.max_rss_mib
-    );
-    assert!(
-        run.elapsed <= Duration::from_secs(max_secs),
-        "took {:?}, bound {max_secs} s; stderr: {}",
-        run.elapsed,
-        run.stderr
-    );
-    assert!(
-        run.max_rss_mib <= max_rss_mib,
-        "peak RSS {} MiB, bound {max_rss_mib} MiB",
-        run.max_rss_mib
-    );
-    run
-}
+use common::{Run, bounded};
 
 fn dir(name: &str) -> PathBuf {
     common::fresh_dir(&format!("hostile-{name}"))
