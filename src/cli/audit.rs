@@ -212,6 +212,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if log_args.is_empty() {
         bail!("no logs to audit: give log files, directories, patterns or - (stdin)");
     }
+    // Before any work: where the report and the state go.
+    super::check_out(&args.out)?;
+    if let Some(state) = &args.state {
+        super::refuse_inside_out(state, &args.out, "--state")?;
+    }
     let inputs = expand_inputs(&log_args).map_err(anyhow::Error::msg)?;
     let format = super::log_format(&args.format, args.json_fields.as_deref())?;
     let catalogue = super::catalogue(args.bots.as_deref())?;
@@ -222,7 +227,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let snapshot = Snapshot::load(&snapshot_paths)?;
     if snapshot_paths.is_empty() {
         let _ = writeln!(
-            io::stderr(),
+            super::term::stderr(),
             "crawlaudit: warning: no --snapshot: no host can be judged; only findings are reported"
         );
     }
@@ -275,7 +280,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut files = Vec::new();
     for (input, size) in inputs.iter().zip(&sizes) {
         if let Some(bar) = &progress {
-            bar.set_message(input.name());
+            bar.set_message(super::term::escape(&input.name()));
         }
         let (sinks, mut report) = read_input(input, &options, &|| Collector::new(&ctx));
         if let Some(d) = &demo {
@@ -336,13 +341,26 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         seconds: started.elapsed().as_secs_f64(),
         shard: args.shard,
     };
+    let faults: Vec<&str> = files.iter().filter_map(|f| f.fault.as_deref()).collect();
+    if files.iter().all(|f| f.fault.is_some() && f.lines == 0) {
+        // Nothing could be read: an empty report would only replace the
+        // last good one.
+        for fault in &faults {
+            let _ = writeln!(super::term::stderr(), "crawlaudit: error: {fault}");
+        }
+        bail!(
+            "no log could be read: the report in {} is left as it was",
+            args.out.display()
+        );
+    }
     let report = Report::build(&outcome, &run_info)?;
     report
         .write(&args.out, formats)
         .with_context(|| format!("the report was not written to {}", args.out.display()))?;
-    super::print_summary(&report, &args.out, demo.is_some())?;
+    // A closed stdout silences the summary, never the state, the exit code
+    // or the messages on stderr.
+    super::unless_broken_pipe(super::print_summary(&report, &args.out, demo.is_some()))?;
 
-    let faults: Vec<&str> = files.iter().filter_map(|f| f.fault.as_deref()).collect();
     if let Some(path) = &args.state {
         // Not after a fault: the night is to be run again, from the old state.
         if faults.is_empty() || args.allow_partial {
@@ -351,7 +369,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let code = if !faults.is_empty() && !args.allow_partial {
         for fault in &faults {
-            let _ = writeln!(io::stderr(), "crawlaudit: error: {fault}");
+            let _ = writeln!(super::term::stderr(), "crawlaudit: error: {fault}");
         }
         ExitCode::from(2)
     } else {
@@ -362,7 +380,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .count();
         if matched > 0 {
             let _ = writeln!(
-                io::stderr(),
+                super::term::stderr(),
                 "crawlaudit: --fail-on matched {matched} violation(s)"
             );
             ExitCode::from(EXIT_FAIL_ON)

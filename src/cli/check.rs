@@ -62,7 +62,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let robots = Robots::parse(&body);
     let token_refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
     let group = robots.group_for(&token_refs, obeys_global);
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = super::term::Escaped(BufWriter::new(io::stdout().lock()));
     for url in &args.urls {
         let url = os_bytes(url);
         let path = path_params_query(&url);

@@ -48,16 +48,20 @@ const FILES: &[(&str, &[u8])] = &[
 
 /// The demo written out to a temporary directory, removed when dropped.
 pub struct Demo {
-    dir: PathBuf,
+    /// Created exclusively, with an unpredictable name (no one can plant
+    /// links in it), and removed when dropped.
+    dir: tempfile::TempDir,
 }
 
 impl Demo {
     /// Writes the demo files to a fresh temporary directory.
     pub fn unpack() -> anyhow::Result<Demo> {
-        let dir = std::env::temp_dir().join(format!("crawlaudit-demo-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = tempfile::Builder::new()
+            .prefix("crawlaudit-demo-")
+            .tempdir()
+            .context("cannot create a temporary directory for the demo")?;
         for (path, bytes) in FILES {
-            let target = dir.join(path);
+            let target = dir.path().join(path);
             if let Some(parent) = target.parent() {
                 std::fs::create_dir_all(parent)
                     .with_context(|| format!("cannot create {}", parent.display()))?;
@@ -70,23 +74,17 @@ impl Demo {
 
     /// The demo's access log.
     pub fn log(&self) -> PathBuf {
-        self.dir.join("access.log")
+        self.dir.path().join("access.log")
     }
 
     /// The demo's snapshot directory.
     pub fn snapshot(&self) -> PathBuf {
-        self.dir.join("snapshot")
+        self.dir.path().join("snapshot")
     }
 
     /// The demo's IP range files.
     pub fn ip_ranges(&self) -> PathBuf {
-        self.dir.join("ip-ranges")
-    }
-}
-
-impl Drop for Demo {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        self.dir.path().join("ip-ranges")
     }
 }
 

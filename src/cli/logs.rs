@@ -53,7 +53,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         format,
         ..ReadOptions::default()
     };
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = super::term::Escaped(BufWriter::new(io::stdout().lock()));
     let mut reports: Vec<FileReport> = Vec::new();
     let started = Instant::now();
     let mut total_bytes = 0u64;
@@ -80,7 +80,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     let _ = writeln!(
-        io::stderr(),
+        super::term::stderr(),
         "read {:.1} MB in {seconds:.2} s ({:.0} MB/s)",
         total_bytes as f64 / 1e6,
         total_bytes as f64 / 1e6 / seconds.max(1e-9)
@@ -89,7 +89,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if !faults.is_empty() && !args.allow_partial {
         for r in &faults {
             let _ = writeln!(
-                io::stderr(),
+                super::term::stderr(),
                 "crawlaudit: error: {}",
                 r.fault.as_deref().unwrap_or("")
             );

@@ -32,10 +32,14 @@ pub struct Args {
 /// Runs `merge`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let formats = super::audit::parse_formats(&args.output_formats)?;
+    super::check_out(&args.out)?;
+    for dir in &args.dirs {
+        super::refuse_inside_out(dir, &args.out, "a shard report")?;
+    }
     let report = Report::merge(&args.dirs)?;
     report
         .write(&args.out, formats)
         .with_context(|| format!("the report was not written to {}", args.out.display()))?;
-    super::print_summary(&report, &args.out, false)?;
+    super::unless_broken_pipe(super::print_summary(&report, &args.out, false))?;
     Ok(ExitCode::SUCCESS)
 }

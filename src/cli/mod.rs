@@ -9,9 +9,10 @@ mod merge;
 mod ranges;
 mod rules;
 mod rules_snapshot;
+mod term;
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crawlaudit::replay::VIOLATION_KINDS;
@@ -59,7 +60,7 @@ pub fn main() -> ExitCode {
             .build_global()
         {
             let _ = writeln!(
-                io::stderr(),
+                term::stderr(),
                 "crawlaudit: error: cannot start {n} threads: {e}"
             );
             return ExitCode::from(EXIT_INPUT_ERROR);
@@ -79,7 +80,7 @@ pub fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            let _ = writeln!(io::stderr(), "crawlaudit: error: {}", one_line(&err));
+            let _ = writeln!(term::stderr(), "crawlaudit: error: {}", one_line(&err));
             ExitCode::from(EXIT_INPUT_ERROR)
         }
     }
@@ -88,7 +89,7 @@ pub fn main() -> ExitCode {
 /// Prints a report's headline numbers and its top crawlers (`audit` and
 /// `merge`), from the report alone.
 pub(crate) fn print_summary(report: &Report, out: &Path, demo: bool) -> anyhow::Result<()> {
-    let mut o = io::stdout().lock();
+    let mut o = term::stdout();
     let s = &report.summary;
     let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
     let files = s["inputs"]["files"].as_array().map_or(0, Vec::len);
@@ -185,6 +186,58 @@ fn catalogue(bots: Option<&std::path::Path>) -> anyhow::Result<crawlaudit::bots:
         Some(path) => crawlaudit::bots::Catalogue::load(path)?,
         None => crawlaudit::bots::Catalogue::builtin(),
     })
+}
+
+/// `result`, but a closed stdout (`crawlaudit audit | head`, a dead
+/// logger) is not an error: what was to be printed is lost, nothing else.
+fn unless_broken_pipe(result: anyhow::Result<()>) -> anyhow::Result<()> {
+    match result {
+        Err(e) if is_broken_pipe(&e) => Ok(()),
+        other => other,
+    }
+}
+
+/// Checks, before any work, that the report may go to `out`
+/// ([`crawlaudit::report::check_out`]).
+fn check_out(out: &Path) -> anyhow::Result<()> {
+    use crawlaudit::report::{ReportError, check_out};
+    match check_out(out) {
+        Ok(_) => Ok(()),
+        Err(e @ ReportError::Out { .. }) => Err(e.into()),
+        Err(e) => Err(anyhow::Error::new(e)
+            .context(format!("the report was not written to {}", out.display()))),
+    }
+}
+
+/// Refuses `path` (named `what` in the message) when it lies inside the
+/// report directory `out`, which every run replaces whole.
+fn refuse_inside_out(path: &Path, out: &Path, what: &str) -> anyhow::Result<()> {
+    // Compared as absolute paths with links resolved, as far as they exist.
+    let resolve = |p: &Path| -> PathBuf {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let mut existing = abs.as_path();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            match (existing.parent(), existing.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name.to_os_string());
+                    existing = parent;
+                }
+                _ => return abs.clone(),
+            }
+        }
+        let mut resolved = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.into());
+        resolved.extend(rest.iter().rev());
+        resolved
+    };
+    if resolve(path).starts_with(resolve(out)) {
+        anyhow::bail!(
+            "{what} {} lies inside --out {}, which every run replaces whole: keep it elsewhere",
+            path.display(),
+            out.display()
+        );
+    }
+    Ok(())
 }
 
 /// A closed stdout (`crawlaudit check ... | head`) is not an error.

@@ -1,7 +1,7 @@
 //! `crawlaudit ranges update DIR`: download the operators' published crawler
 //! IP ranges. The one command that uses the network.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -70,7 +70,7 @@ fn run_update(args: &UpdateArgs) -> anyhow::Result<ExitCode> {
         ))
         .build()
         .into();
-    let mut out = io::stdout().lock();
+    let mut out = super::term::stdout();
     let mut failed = 0;
     for (file, url) in PUBLISHED {
         if !args.only.is_empty() && !args.only.iter().any(|o| o == file) {
@@ -90,7 +90,7 @@ fn run_update(args: &UpdateArgs) -> anyhow::Result<ExitCode> {
     }
     if failed > 0 {
         let _ = writeln!(
-            io::stderr(),
+            super::term::stderr(),
             "crawlaudit: error: {failed} range file(s) could not be updated; the old copies were kept"
         );
         return Ok(ExitCode::from(2));

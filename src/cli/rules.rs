@@ -108,7 +108,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let effective = page.effective(&name_refs);
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = super::term::Escaped(BufWriter::new(io::stdout().lock()));
     if args.json {
         writeln!(out, "{}", effective.to_json())?;
         out.flush()?;

@@ -303,7 +303,7 @@ pub fn run(
         let (host, path) = split(url, &snapshot)?;
         explained.push(explain(&snapshot, &crawler, &host, &path, at));
     }
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = super::term::Escaped(BufWriter::new(io::stdout().lock()));
     if as_json {
         serde_json::to_writer_pretty(&mut out, &explained)?;
         writeln!(out)?;

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{BadReason, Compiled, Format, Input, Request, detect};
 
@@ -45,7 +45,7 @@ impl Default for ReadOptions {
 }
 
 /// A line that could not be read, kept as a sample.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BadSample {
     /// 1-based line number in the (decompressed) input.
     pub line: u64,
@@ -57,7 +57,7 @@ pub struct BadSample {
 
 /// What reading one input found: every line is parsed, empty, a
 /// directive, or bad (with a reason); nothing is silently dropped.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileReport {
     /// The input's name (`-` for standard input).
     pub path: String,

@@ -299,6 +299,21 @@ impl Counts {
         self.outside_window += o.outside_window;
         self.no_host += o.no_host;
     }
+
+    /// The sum of two counts, `None` when one would overflow (counts read
+    /// back from a shard report that was tampered with).
+    pub fn checked_add(&self, o: &Counts) -> Option<Counts> {
+        Some(Counts {
+            requests: self.requests.checked_add(o.requests)?,
+            crawler: self.crawler.checked_add(o.crawler)?,
+            human: self.human.checked_add(o.human)?,
+            referred: self.referred.checked_add(o.referred)?,
+            unjudged: self.unjudged.checked_add(o.unjudged)?,
+            not_requests: self.not_requests.checked_add(o.not_requests)?,
+            outside_window: self.outside_window.checked_add(o.outside_window)?,
+            no_host: self.no_host.checked_add(o.no_host)?,
+        })
+    }
 }
 
 /// The sink of one log chunk: keeps what the replay needs.

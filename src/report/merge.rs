@@ -8,12 +8,15 @@
 //! inputs and settings are every shard's (they must agree).
 
 use std::collections::BTreeMap;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 use serde_json::Value;
 
+use super::contain::contain;
 use super::{Parts, Report, ReportError};
+use crate::logs::FileReport;
 use crate::replay::{Counts, FINDING_KINDS, Finding, VIOLATION_KINDS, Violation, sort_rows};
 
 /// Why shard reports cannot be merged.
@@ -40,9 +43,41 @@ pub enum MergeError {
 /// One shard report, read back.
 struct ShardReport {
     dir: PathBuf,
+    /// `summary.json` as written, to compare shards by.
     summary: Value,
+    /// What merge uses of it, typed and checked.
+    typed: ShardSummary,
+}
+
+/// The parts of a shard's `summary.json` that merge uses; reading them
+/// typed refuses a tampered file (a string where a count goes, HTML in a
+/// number) instead of carrying it into the merged report.
+#[derive(serde::Deserialize)]
+struct ShardSummary {
+    shard: ShardInfo,
+    inputs: ShardInputs,
+    requests: Counts,
+    settings: BTreeMap<String, Value>,
+    run: ShardRun,
+}
+
+#[derive(serde::Deserialize)]
+struct ShardInfo {
     index: u64,
     count: u64,
+    #[serde(default)]
+    categories: BTreeMap<String, String>,
+}
+
+#[derive(serde::Deserialize)]
+struct ShardInputs {
+    files: Vec<FileReport>,
+    snapshots: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct ShardRun {
+    seconds: f64,
 }
 
 fn shard_error(path: &Path, message: impl Into<String>) -> MergeError {
@@ -52,35 +87,68 @@ fn shard_error(path: &Path, message: impl Into<String>) -> MergeError {
     }
 }
 
+/// The largest `summary.json` merge reads: a shard's is a few kilobytes
+/// per input file.
+const MAX_SUMMARY: u64 = 64 << 20;
+
 fn read_shard(dir: &Path) -> Result<ShardReport, MergeError> {
     let path = dir.join("summary.json");
-    let text = std::fs::read(&path).map_err(|e| {
+    let cannot = |e: &dyn std::fmt::Display| {
         shard_error(
             &path,
             format!(
                 "cannot read: {e} (merge takes report directories written by audit --shard K/N)"
             ),
         )
-    })?;
+    };
+    let file = std::fs::File::open(&path).map_err(|e| cannot(&e))?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(cannot(&"not a regular file"));
+    }
+    let mut text = Vec::new();
+    file.take(MAX_SUMMARY + 1)
+        .read_to_end(&mut text)
+        .map_err(|e| cannot(&e))?;
+    if text.len() as u64 > MAX_SUMMARY {
+        return Err(shard_error(
+            &path,
+            "not a report summary: larger than 64 MiB",
+        ));
+    }
     let summary: Value = serde_json::from_slice(&text)
         .map_err(|e| shard_error(&path, format!("not a report summary: {e}")))?;
-    let shard = &summary["shard"];
-    let (Some(index), Some(count)) = (shard["index"].as_u64(), shard["count"].as_u64()) else {
+    if !summary["shard"].is_object() {
         return Err(shard_error(
             &path,
             "not a shard report: write it with audit --shard K/N",
         ));
-    };
+    }
+    let typed: ShardSummary = serde_json::from_value(summary.clone())
+        .map_err(|e| shard_error(&path, format!("not a shard report summary: {e}")))?;
+    if typed.shard.count == 0 || typed.shard.index >= typed.shard.count {
+        return Err(shard_error(
+            &path,
+            format!(
+                "not a shard report summary: shard {}/{} does not exist",
+                typed.shard.index, typed.shard.count
+            ),
+        ));
+    }
     Ok(ShardReport {
         dir: dir.to_path_buf(),
         summary,
-        index,
-        count,
+        typed,
     })
 }
 
-/// A shard's `NAME.parquet` table and its path (for later errors).
-fn read_parquet(dir: &Path, name: &str) -> Result<(DataFrame, PathBuf), MergeError> {
+/// A shard's `NAME.parquet` table, turned into rows by `rows`, and the
+/// path; a fault of the Parquet reader on corrupt bytes is an error
+/// naming the file.
+fn read_table<T>(
+    dir: &Path,
+    name: &str,
+    rows: impl FnOnce(&DataFrame, &Path) -> Result<T, MergeError>,
+) -> Result<T, MergeError> {
     let path = dir.join(format!("{name}.parquet"));
     let file = std::fs::File::open(&path).map_err(|e| {
         shard_error(
@@ -88,10 +156,21 @@ fn read_parquet(dir: &Path, name: &str) -> Result<(DataFrame, PathBuf), MergeErr
             format!("cannot read: {e} (merge reads the Parquet tables: keep parquet in --output-formats)"),
         )
     })?;
-    let df = ParquetReader::new(file)
-        .finish()
-        .map_err(|e| shard_error(&path, format!("not a report table: {e}")))?;
-    Ok((df, path))
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(shard_error(&path, "cannot read: not a regular file"));
+    }
+    contain(|| {
+        let df = ParquetReader::new(file)
+            .finish()
+            .map_err(|e| shard_error(&path, format!("not a report table: {e}")))?;
+        rows(&df, &path)
+    })
+    .map_err(|panic| {
+        shard_error(
+            &path,
+            format!("not a report table: the Parquet reader failed ({panic})"),
+        )
+    })?
 }
 
 /// A `&'static str` of `kinds` equal to `text`.
@@ -131,10 +210,19 @@ fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation>, MergeErr
     let status = df.column("status").map_err(bad)?.i32().map_err(bad)?;
     let line = df.column("rule_line").map_err(bad)?.i64().map_err(bad)?;
     let s = |c: &StringChunked, i: usize| c.get(i).unwrap_or_default().to_string();
+    let row_error = |i: usize, what: &str| {
+        shard_error(
+            path,
+            format!("not a violations table: row {}: {what}", i + 1),
+        )
+    };
     (0..df.height())
         .map(|i| {
             Ok(Violation {
-                time: time.get(i).unwrap_or_default(),
+                time: time
+                    .get(i)
+                    .filter(|t| *t != i64::MIN)
+                    .ok_or_else(|| row_error(i, "no time"))?,
                 host: s(&host, i),
                 crawler: s(&crawler, i),
                 verified: verified.get(i),
@@ -142,9 +230,15 @@ fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation>, MergeErr
                 kind: known_kind(&VIOLATION_KINDS, kind.get(i).unwrap_or_default(), path)?,
                 method: s(&method, i),
                 url: s(&url, i),
-                status: u16::try_from(status.get(i).unwrap_or_default()).unwrap_or_default(),
+                status: status
+                    .get(i)
+                    .and_then(|v| u16::try_from(v).ok())
+                    .ok_or_else(|| row_error(i, "a status that is not one"))?,
                 rule: s(&rule, i),
-                rule_line: line.get(i).and_then(|l| u32::try_from(l).ok()),
+                rule_line: line
+                    .get(i)
+                    .map(|l| u32::try_from(l).map_err(|_| row_error(i, "a rule line out of range")))
+                    .transpose()?,
                 robots_version: version.get(i).map(str::to_string),
                 detail: s(&detail, i),
             })
@@ -173,7 +267,12 @@ fn findings_of(df: &DataFrame, path: &Path) -> Result<Vec<Finding>, MergeError> 
                 host: s(&host, i),
                 crawler: s(&crawler, i),
                 url: s(&url, i),
-                count: count.get(i).unwrap_or_default(),
+                count: count.get(i).ok_or_else(|| {
+                    shard_error(
+                        path,
+                        format!("not a findings table: row {}: no count", i + 1),
+                    )
+                })?,
                 detail: s(&detail, i),
             })
         })
@@ -212,17 +311,29 @@ impl Report {
             .iter()
             .map(|d| read_shard(d))
             .collect::<Result<Vec<_>, _>>()?;
-        shards.sort_by_key(|s| s.index);
+        shards.sort_by_key(|s| s.typed.shard.index);
         let Some(first) = shards.first() else {
             return Err(MergeError::Set("no shard reports given".into()));
         };
-        let n = first.count;
-        let indices: Vec<u64> = shards.iter().map(|s| s.index).collect();
-        let expected: Vec<u64> = (0..n).collect();
-        if shards.iter().any(|s| s.count != n) || indices != expected {
+        let n = first.typed.shard.count;
+        // Every index of 0..n once (compared, never allocated: n comes
+        // from a file).
+        let complete = shards.len() as u64 == n
+            && shards
+                .iter()
+                .enumerate()
+                .all(|(i, s)| s.typed.shard.count == n && s.typed.shard.index == i as u64);
+        if !complete {
             let given: Vec<String> = shards
                 .iter()
-                .map(|s| format!("{}/{} ({})", s.index, s.count, s.dir.display()))
+                .map(|s| {
+                    format!(
+                        "{}/{} ({})",
+                        s.typed.shard.index,
+                        s.typed.shard.count,
+                        s.dir.display()
+                    )
+                })
                 .collect();
             return Err(MergeError::Set(format!(
                 "the shards do not make up one audit: each of 0/{n} to {}/{n} is needed once; given {}",
@@ -248,45 +359,50 @@ impl Report {
         let mut categories: BTreeMap<String, String> = BTreeMap::new();
         let mut seconds = 0.0f64;
         for s in &shards {
-            let (df, path) = read_parquet(&s.dir, "violations")?;
-            violations.extend(violations_of(&df, &path)?);
-            let (df, path) = read_parquet(&s.dir, "findings")?;
-            findings.extend(findings_of(&df, &path)?);
-            let (df, path) = read_parquet(&s.dir, "crawlers")?;
-            let part = partials_of(&df, &path)?;
+            violations.extend(read_table(&s.dir, "violations", violations_of)?);
+            findings.extend(read_table(&s.dir, "findings", findings_of)?);
+            let part = read_table(&s.dir, "crawlers", partials_of)?;
             partials = Some(match partials {
                 None => part,
                 Some(all) => all.vstack(&part).map_err(ReportError::from)?,
             });
-            let summary_path = s.dir.join("summary.json");
-            let shard_counts: Counts = serde_json::from_value(s.summary["requests"].clone())
-                .map_err(|e| shard_error(&summary_path, format!("bad request counts: {e}")))?;
-            counts.add(&shard_counts);
-            if let Some(map) = s.summary["shard"]["categories"].as_object() {
-                for (crawler, category) in map {
-                    categories
-                        .entry(crawler.clone())
-                        .or_insert_with(|| category.as_str().unwrap_or_default().to_string());
-                }
+            counts = counts.checked_add(&s.typed.requests).ok_or_else(|| {
+                shard_error(
+                    &s.dir.join("summary.json"),
+                    "request counts too large to add up",
+                )
+            })?;
+            for (crawler, category) in &s.typed.shard.categories {
+                categories
+                    .entry(crawler.clone())
+                    .or_insert_with(|| category.clone());
             }
-            seconds = seconds.max(s.summary["run"]["seconds"].as_f64().unwrap_or(0.0));
+            seconds = seconds.max(s.typed.run.seconds);
         }
         // As a run sorts them (stably: rows equal in the sort keys are of
         // one host, so of one shard, and keep that shard's order).
         sort_rows(&mut violations, &mut findings);
-        let settings: BTreeMap<String, Value> =
-            serde_json::from_value(first.summary["settings"].clone()).unwrap_or_default();
+        let first = &first.typed;
+        let inputs = super::inputs_summary(&first.inputs.files, &first.inputs.snapshots);
         let partials = partials.expect("at least one shard");
-        Ok(Report::assemble(Parts {
-            violations: &violations,
-            findings: &findings,
-            partials: partials.lazy(),
-            categories: &categories,
-            counts: &counts,
-            inputs: first.summary["inputs"].clone(),
-            settings: &settings,
-            seconds,
-            shard: None,
-        })?)
+        contain(|| {
+            Report::assemble(Parts {
+                violations: &violations,
+                findings: &findings,
+                partials: partials.lazy(),
+                categories: &categories,
+                counts: &counts,
+                inputs,
+                settings: &first.settings,
+                seconds,
+                shard: None,
+            })
+        })
+        .map_err(|panic| {
+            MergeError::Set(format!(
+                "the shard reports cannot be added up ({panic}): were they changed after audit wrote them?"
+            ))
+        })?
+        .map_err(MergeError::from)
     }
 }

@@ -7,11 +7,14 @@
 //! shard reports read back by `merge` ([`Report::merge`]) and the
 //! `--state` file ([`read_state`], [`write_state`]).
 
+mod contain;
 mod html;
 mod merge;
+mod out_dir;
 mod state;
 
 pub use merge::MergeError;
+pub use out_dir::{MARKER, check_out};
 pub use state::{read_state, write_state};
 
 use std::collections::BTreeMap;
@@ -49,6 +52,15 @@ pub enum ReportError {
         /// The file.
         path: PathBuf,
         /// What is wrong, and what to do.
+        message: String,
+    },
+    /// `--out` names something the report may not replace (a file, a
+    /// directory of the user's): nothing was written.
+    #[error("--out {}: {message}", path.display())]
+    Out {
+        /// The `--out` given.
+        path: PathBuf,
+        /// Why, and what to do.
         message: String,
     },
     /// A report file could not be written; the previous report is intact.
@@ -106,6 +118,14 @@ impl OutputFormats {
         if self.html {
             files.push("report.html".into());
         }
+        files
+    }
+
+    /// The files a report in these formats holds, with the marker
+    /// ([`MARKER`]) that every report carries.
+    pub fn files_with_marker(&self) -> Vec<String> {
+        let mut files = self.files();
+        files.push(MARKER.into());
         files
     }
 }
@@ -409,6 +429,21 @@ struct Parts<'a> {
     shard: Option<Shard>,
 }
 
+/// `summary.json`'s `inputs`: the files read and their totals (a run's,
+/// or the shards' that merge reads back), and the snapshots.
+fn inputs_summary(files: &[FileReport], snapshots: &[String]) -> Value {
+    let sum = |f: fn(&FileReport) -> u64| files.iter().map(f).fold(0u64, u64::saturating_add);
+    json!({
+        "files": files,
+        "bytes": sum(|f| f.bytes),
+        "lines": sum(|f| f.lines),
+        "parsed": sum(|f| f.parsed),
+        "bad_lines": sum(|f| f.bad),
+        "faults": files.iter().filter_map(|f| f.fault.as_ref().map(|m| json!({"file": f.path, "fault": m}))).collect::<Vec<_>>(),
+        "snapshots": snapshots,
+    })
+}
+
 impl Report {
     /// Builds the frames and the summary.
     ///
@@ -421,15 +456,7 @@ impl Report {
                 .entry(r.crawler.clone())
                 .or_insert_with(|| r.category.to_string());
         }
-        let inputs = json!({
-            "files": run.inputs,
-            "bytes": run.inputs.iter().map(|f| f.bytes).sum::<u64>(),
-            "lines": run.inputs.iter().map(|f| f.lines).sum::<u64>(),
-            "parsed": run.inputs.iter().map(|f| f.parsed).sum::<u64>(),
-            "bad_lines": run.inputs.iter().map(|f| f.bad).sum::<u64>(),
-            "faults": run.inputs.iter().filter_map(|f| f.fault.as_ref().map(|m| json!({"file": f.path, "fault": m}))).collect::<Vec<_>>(),
-            "snapshots": run.snapshots,
-        });
+        let inputs = inputs_summary(&run.inputs, &run.snapshots);
         Report::assemble(Parts {
             violations: &outcome.violations,
             findings: &outcome.findings,
@@ -457,7 +484,8 @@ impl Report {
         }
         let mut finding_totals: BTreeMap<&str, u64> = BTreeMap::new();
         for f in parts.findings {
-            *finding_totals.entry(f.kind).or_insert(0) += f.count;
+            let total = finding_totals.entry(f.kind).or_insert(0);
+            *total = total.saturating_add(f.count);
         }
         let first = crawlers.column("first_seen")?.cast(&DataType::Int64)?;
         let last = crawlers.column("last_seen")?.cast(&DataType::Int64)?;
@@ -523,80 +551,36 @@ impl Report {
     /// Writes the report into `out`, atomically: everything goes into a
     /// temporary directory beside it, which replaces `out` only when
     /// complete, so a failed run leaves the previous report (or none).
+    /// `out` must be new, empty, or a previous report ([`check_out`]): the
+    /// report never replaces what it did not write.
     ///
     /// # Errors
-    /// A file or directory that cannot be written (the temporary directory
-    /// is removed).
+    /// An `out` that may not be replaced ([`ReportError::Out`]), or a file
+    /// or directory that cannot be written (the temporary directory is
+    /// removed).
     pub fn write(&self, out: &Path, formats: OutputFormats) -> Result<(), ReportError> {
-        let parent = out
+        let target = check_out(out)?;
+        let parent = target
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| ReportError::Io { path, source }
-        };
-        if let Some(file) = parent.ancestors().find(|a| a.is_file()) {
-            return Err(ReportError::Io {
-                path: file.to_path_buf(),
-                source: std::io::Error::new(
-                    std::io::ErrorKind::NotADirectory,
-                    "a file, not a directory: choose another --out",
-                ),
-            });
-        }
-        std::fs::create_dir_all(parent).map_err(io(parent))?;
-        let name = out
+        std::fs::create_dir_all(parent).map_err(|source| ReportError::Io {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+        let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "reports".into());
-        remove_stale(parent, &name);
-        let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp).map_err(|e| ReportError::Write {
-            path: out.to_path_buf(),
-            message: e.to_string(),
-        })?;
-        let result = self.write_files(&tmp, out, formats);
-        if let Err(e) = result {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
-        // Swap in one step where the system can (Linux): the old report and
-        // the new one exchange names, so that a run killed at any moment
-        // leaves one complete report or the other.
-        if out.exists() {
-            match exchange(&tmp, out) {
-                Ok(true) => {
-                    let _ = std::fs::remove_dir_all(&tmp);
-                    return Ok(());
-                }
-                Ok(false) => {}
-                Err(source) => {
-                    let _ = std::fs::remove_dir_all(&tmp);
-                    return Err(ReportError::Io {
-                        path: out.to_path_buf(),
-                        source,
-                    });
-                }
-            }
-        }
-        // Elsewhere: the old report moves aside, the new one takes its name
-        // (killed between the two, the old report is in `.NAME.old-PID`).
-        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-        if out.exists() {
-            std::fs::rename(out, &old).map_err(io(out))?;
-        }
-        if let Err(source) = std::fs::rename(&tmp, out) {
-            let _ = std::fs::rename(&old, out);
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(ReportError::Io {
+        out_dir::remove_stale(parent, &name);
+        let tmp =
+            out_dir::temp_dir_beside(parent, &name, "tmp").map_err(|e| ReportError::Write {
                 path: out.to_path_buf(),
-                source,
-            });
-        }
-        let _ = std::fs::remove_dir_all(&old);
-        Ok(())
+                message: e.to_string(),
+            })?;
+        // Dropped on an error: the temporary directory is removed.
+        self.write_files(tmp.path(), out, formats)?;
+        out_dir::swap_in(tmp, &target, parent, &name)
     }
 
     fn write_files(
@@ -605,6 +589,12 @@ impl Report {
         out: &Path,
         formats: OutputFormats,
     ) -> Result<(), ReportError> {
+        // The marker first: a directory a killed run left is then either
+        // empty or marked, and the next run may remove it.
+        write_file(&dir.join(MARKER), &out.join(MARKER), |w| {
+            w.write_all(out_dir::MARKER_TEXT.as_bytes())
+                .map_err(|e| e.to_string())
+        })?;
         type Job<'a> = Box<dyn FnOnce(&mut BufWriter<File>) -> Result<(), String> + Send + 'a>;
         let tables = [
             ("violations", &self.violations),
@@ -623,7 +613,7 @@ impl Report {
         let mut jobs: Vec<(String, Job<'_>)> = Vec::new();
         for (i, (name, df)) in tables.iter().enumerate() {
             if formats.csv {
-                let mut frame = texts[i].clone();
+                let mut frame = csv_safe(&texts[i])?;
                 jobs.push((
                     format!("{name}.csv"),
                     Box::new(move |w| {
@@ -679,75 +669,6 @@ impl Report {
     }
 }
 
-/// Exchanges the names of `a` and `b` atomically. `Ok(false)` when the
-/// system or file system cannot.
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| {
-        std::ffi::CString::new(p.as_os_str().as_bytes())
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
-    };
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: both paths are NUL-terminated strings that outlive the call.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_renameat2,
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if rc == 0 {
-        return Ok(true);
-    }
-    let e = std::io::Error::last_os_error();
-    match e.raw_os_error() {
-        Some(libc::ENOSYS | libc::EINVAL | libc::ENOTSUP) => Ok(false),
-        _ => Err(e),
-    }
-}
-
-/// Exchanges the names of `a` and `b` atomically. `Ok(false)` when the
-/// system or file system cannot.
-#[cfg(not(target_os = "linux"))]
-fn exchange(_a: &Path, _b: &Path) -> std::io::Result<bool> {
-    Ok(false)
-}
-
-/// Removes `.NAME.tmp-PID` and `.NAME.old-PID` directories left in
-/// `parent` by runs that were killed (their process no longer exists).
-fn remove_stale(parent: &Path, name: &str) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let file_name = file_name.to_string_lossy();
-        let Some(rest) = file_name.strip_prefix(&format!(".{name}.")) else {
-            continue;
-        };
-        let pid = rest
-            .strip_prefix("tmp-")
-            .or_else(|| rest.strip_prefix("old-"))
-            .and_then(|p| p.parse::<u32>().ok());
-        if let Some(pid) = pid {
-            if pid != std::process::id() && !process_exists(pid) {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-    }
-}
-
-/// Whether process `pid` runs (on systems without `/proc`: assumed so,
-/// which keeps its files).
-fn process_exists(pid: u32) -> bool {
-    let proc = Path::new("/proc");
-    !proc.is_dir() || proc.join(pid.to_string()).exists()
-}
-
 /// Creates `path`, lets `fill` write it, then flushes it and syncs it to
 /// disk (a full disk shows here at the latest). Errors name `shown`, the
 /// file as the finished report calls it.
@@ -779,6 +700,44 @@ fn rfc3339_times(df: &DataFrame) -> PolarsResult<DataFrame> {
                 nanos.i64()?.iter().map(|v| v.map(format_time)).collect();
             out.with_column(Column::new(name.clone(), text))?;
         }
+    }
+    Ok(out)
+}
+
+/// Whether a CSV cell would be read as a formula by a spreadsheet
+/// (OWASP's CSV injection rule: it begins with `=`, `+`, `-`, `@`, a tab or
+/// a carriage return).
+fn formula_like(cell: &str) -> bool {
+    cell.starts_with(['=', '+', '-', '@', '\t', '\r'])
+}
+
+/// A copy of `df` whose text cells that a spreadsheet would run as a
+/// formula begin with `'`, as OWASP advises, so that a crawler cannot
+/// plant a formula (`=HYPERLINK(...)` as a User-Agent or URL) in the CSV
+/// files. Parquet and NDJSON keep the exact values.
+fn csv_safe(df: &DataFrame) -> PolarsResult<DataFrame> {
+    let mut out = df.clone();
+    for column in df.columns() {
+        if column.dtype() != &DataType::String {
+            continue;
+        }
+        let values = column.str()?;
+        if !values.iter().flatten().any(formula_like) {
+            continue;
+        }
+        let safe: StringChunked = values
+            .iter()
+            .map(|v| {
+                v.map(|v| {
+                    if formula_like(v) {
+                        format!("'{v}")
+                    } else {
+                        v.to_string()
+                    }
+                })
+            })
+            .collect();
+        out.with_column(safe.with_name(column.name().clone()).into_column())?;
     }
     Ok(out)
 }

@@ -7,6 +7,7 @@
 //! `status`). Times are UTC nanoseconds.
 
 use std::fs::File;
+use std::io::Write as _;
 use std::path::Path;
 
 use polars::prelude::*;
@@ -35,11 +36,20 @@ fn bad(path: &Path, message: impl std::fmt::Display) -> ReportError {
     }
 }
 
+/// The longest timestamp resolution a state row may carry (a day).
+const MAX_RESOLUTION: i64 = 86_400 * 1_000_000_000;
+
 /// Reads a state file; a file that does not exist yet is the empty state
 /// (the first night).
 ///
+/// Everything in it is checked (it may be corrupt, or written by someone
+/// else): column types, no missing values where a value is needed, times
+/// that are real instants, resolutions from a nanosecond to a day, fetch
+/// statuses that are 2xx. A fault of the Parquet reader on corrupt bytes is
+/// an error naming the file, never a crash.
+///
 /// # Errors
-/// A file that cannot be read or is not a state file.
+/// A file that cannot be read or is not a valid state file.
 pub fn read_state(path: &Path) -> Result<State, ReportError> {
     let invalid = |e: &dyn std::fmt::Display| ReportError::State {
         path: path.to_path_buf(),
@@ -55,22 +65,25 @@ pub fn read_state(path: &Path) -> Result<State, ReportError> {
             });
         }
     };
-    let df = ParquetReader::new(file).finish().map_err(|e| invalid(&e))?;
-    let text = |name: &str| -> Result<StringChunked, ReportError> {
-        Ok(df
-            .column(name)
-            .map_err(|e| invalid(&e))?
-            .str()
-            .map_err(|e| invalid(&e))?
-            .clone())
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(invalid(&"not a regular file"));
+    }
+    super::contain::contain(|| state_of(file))
+        .map_err(|panic| invalid(&format!("the Parquet reader failed: {panic}")))?
+        .map_err(|e| invalid(&e))
+}
+
+/// The state in a state file's table; the error says what is wrong.
+fn state_of(file: File) -> Result<State, String> {
+    let df = ParquetReader::new(file)
+        .finish()
+        .map_err(|e| e.to_string())?;
+    let column = |name: &str| df.column(name).map_err(|e| e.to_string());
+    let text = |name: &str| -> Result<StringChunked, String> {
+        Ok(column(name)?.str().map_err(|e| e.to_string())?.clone())
     };
-    let int = |name: &str| -> Result<Int64Chunked, ReportError> {
-        Ok(df
-            .column(name)
-            .map_err(|e| invalid(&e))?
-            .i64()
-            .map_err(|e| invalid(&e))?
-            .clone())
+    let int = |name: &str| -> Result<Int64Chunked, String> {
+        Ok(column(name)?.i64().map_err(|e| e.to_string())?.clone())
     };
     let (kind, host, crawler, url, client, method) = (
         text("kind")?,
@@ -86,45 +99,63 @@ pub fn read_state(path: &Path) -> Result<State, ReportError> {
         int("robots_fetch")?,
         int("status")?,
     );
-    let verified = df
-        .column("verified")
-        .map_err(|e| invalid(&e))?
+    let verified = column("verified")?
         .bool()
-        .map_err(|e| invalid(&e))?
+        .map_err(|e| e.to_string())?
         .clone();
     let mut state = State::default();
-    let s = |c: &StringChunked, i: usize| c.get(i).unwrap_or_default().to_string();
     for i in 0..df.height() {
-        let key = (s(&host, i), s(&crawler, i));
-        let t = time
-            .get(i)
-            .ok_or_else(|| invalid(&"a row without a time"))?;
+        let row = i + 1;
+        let need = |c: &StringChunked, name: &str| -> Result<String, String> {
+            match c.get(i) {
+                Some(v) if !v.is_empty() => Ok(v.to_string()),
+                _ => Err(format!("row {row} has no {name}")),
+            }
+        };
+        let instant = |v: Option<i64>, name: &str| -> Result<Option<i64>, String> {
+            match v {
+                // The earliest i64 means "always" in the snapshot.
+                Some(t) if t == i64::MIN => Err(format!("row {row}: {name} is not an instant")),
+                other => Ok(other),
+            }
+        };
+        let key = (need(&host, "host")?, need(&crawler, "crawler")?);
+        let t = instant(time.get(i), "time")?.ok_or_else(|| format!("row {row} has no time"))?;
         match kind.get(i) {
             Some("last") => {
+                let resolution = resolution
+                    .get(i)
+                    .filter(|r| (1..=MAX_RESOLUTION).contains(r))
+                    .ok_or_else(|| {
+                        format!("row {row}: the resolution is missing or not from 1 ns to a day")
+                    })?;
                 state.last.insert(
                     key,
                     LastRequest {
                         time: t,
-                        resolution: resolution.get(i).unwrap_or(1_000_000_000),
-                        robots_fetch: robots.get(i),
+                        resolution,
+                        robots_fetch: instant(robots.get(i), "robots_fetch")?,
                     },
                 );
             }
-            Some("fetch") => state
-                .fetches
-                .entry((key.0, key.1, s(&url, i)))
-                .or_default()
-                .push(Fetch {
-                    time: t,
-                    verified: verified.get(i),
-                    client: s(&client, i),
-                    method: s(&method, i),
-                    status: status
-                        .get(i)
-                        .and_then(|v| u16::try_from(v).ok())
-                        .unwrap_or(200),
-                }),
-            other => return Err(invalid(&format!("unknown row kind {other:?}"))),
+            Some("fetch") => {
+                let status = status
+                    .get(i)
+                    .filter(|s| (200..300).contains(s))
+                    .ok_or_else(|| format!("row {row}: a fetch's status must be 2xx"))?;
+                state
+                    .fetches
+                    .entry((key.0, key.1, need(&url, "url")?))
+                    .or_default()
+                    .push(Fetch {
+                        time: t,
+                        verified: verified.get(i),
+                        client: client.get(i).unwrap_or_default().to_string(),
+                        method: method.get(i).unwrap_or_default().to_string(),
+                        status: status as u16,
+                    });
+            }
+            other => return Err(format!("row {row}: unknown row kind {other:?}")),
         }
     }
     Ok(state)
@@ -192,21 +223,26 @@ pub fn write_state(path: &Path, state: &State) -> Result<(), ReportError> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| bad(path, e))?;
-    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    // Exclusively created, unpredictably named: no one can plant a link
+    // under its name. Removed when dropped, unless persisted.
     let written = (|| -> Result<(), String> {
-        let file = File::create(&tmp).map_err(|e| e.to_string())?;
-        let file = {
-            let mut w = std::io::BufWriter::new(file);
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}.tmp-"))
+            .tempfile_in(parent)
+            .map_err(|e| e.to_string())?;
+        {
+            let mut w = std::io::BufWriter::new(tmp.as_file());
             ParquetWriter::new(&mut w)
                 .finish(&mut df)
                 .map_err(|e| e.to_string())?;
-            w.into_inner().map_err(|e| e.error().to_string())?
-        };
-        file.sync_all().map_err(|e| e.to_string())?;
-        std::fs::rename(&tmp, path).map_err(|e| e.to_string())
+            w.flush().map_err(|e| e.to_string())?;
+        }
+        tmp.as_file().sync_all().map_err(|e| e.to_string())?;
+        tmp.persist(path)
+            .map(|_| ())
+            .map_err(|e| e.error.to_string())
     })();
     if let Err(message) = written {
-        let _ = std::fs::remove_file(&tmp);
         return Err(bad(
             path,
             format!("{message} (the previous state, if any, is unchanged)"),
@@ -267,6 +303,166 @@ mod tests {
         std::fs::write(&path, b"not parquet").unwrap();
         let e = read_state(&path).unwrap_err().to_string();
         assert!(e.contains("not a crawlaudit state file"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_temporary_file_cannot_be_planted() {
+        let dir =
+            std::env::temp_dir().join(format!("crawlaudit-state-plant-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("profile");
+        std::fs::write(&victim, "mine").unwrap();
+        // The name a run used to write first, planted as a link.
+        let planted = dir.join(format!(".state.parquet.tmp-{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        write_state(&dir.join("state.parquet"), &State::default()).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine");
+        assert_eq!(
+            read_state(&dir.join("state.parquet")).unwrap(),
+            State::default()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Writes a state table with one row of `kind`, `time`, `resolution`
+    /// and `status`, and returns what reading it says.
+    fn read_row(
+        name: &str,
+        kind: &str,
+        time: Option<i64>,
+        resolution: Option<i64>,
+        status: Option<i64>,
+    ) -> String {
+        let dir = std::env::temp_dir().join(format!(
+            "crawlaudit-state-row-{}-{name}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("state.parquet");
+        let text = |v: Option<&str>| Column::new("x".into(), [v]);
+        let mut df = DataFrame::new_infer_height(vec![
+            text(Some(kind)).with_name("kind".into()),
+            text(Some("shop.example")).with_name("host".into()),
+            text(Some("Googlebot")).with_name("crawler".into()),
+            text(Some("/a")).with_name("url".into()),
+            Column::new("time".into(), [time]),
+            Column::new("resolution".into(), [resolution]),
+            Column::new("robots_fetch".into(), [None::<i64>]),
+            Column::new("verified".into(), [Some(true)]),
+            text(Some("66.249.66.1")).with_name("client".into()),
+            text(Some("GET")).with_name("method".into()),
+            Column::new("status".into(), [status]),
+        ])
+        .unwrap();
+        ParquetWriter::new(File::create(&path).unwrap())
+            .finish(&mut df)
+            .unwrap();
+        let got = match read_state(&path) {
+            Ok(s) => format!("ok {} {}", s.last.len(), s.fetches.len()),
+            Err(e) => e.to_string(),
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        got
+    }
+
+    #[test]
+    fn tampered_rows_are_refused() {
+        let second = Some(1_000_000_000);
+        assert_eq!(read_row("ok-last", "last", Some(5), second, None), "ok 1 0");
+        assert_eq!(
+            read_row("ok-fetch", "fetch", Some(5), None, Some(200)),
+            "ok 0 1"
+        );
+        for (name, kind, time, resolution, status, message) in [
+            (
+                "always",
+                "last",
+                Some(i64::MIN),
+                second,
+                None,
+                "row 1: time is not an instant",
+            ),
+            ("no-time", "last", None, second, None, "row 1 has no time"),
+            (
+                "zero-res",
+                "last",
+                Some(5),
+                Some(0),
+                None,
+                "resolution is missing or not from 1 ns to a day",
+            ),
+            (
+                "neg-res",
+                "last",
+                Some(5),
+                Some(-9),
+                None,
+                "resolution is missing",
+            ),
+            (
+                "huge-res",
+                "last",
+                Some(5),
+                Some(i64::MAX),
+                None,
+                "resolution is missing",
+            ),
+            (
+                "status",
+                "fetch",
+                Some(5),
+                None,
+                Some(70_000),
+                "status must be 2xx",
+            ),
+            ("kind", "other", Some(5), None, None, "unknown row kind"),
+        ] {
+            let e = read_row(name, kind, time, resolution, status);
+            assert!(
+                e.contains("not a crawlaudit state file") && e.contains(message),
+                "{name}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn corrupt_bytes_are_an_error_not_a_panic() {
+        let dir =
+            std::env::temp_dir().join(format!("crawlaudit-state-flip-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("state.parquet");
+        let mut state = State::default();
+        for i in 0..50 {
+            state.last.insert(
+                (format!("h{i}.example"), "AhrefsBot".into()),
+                LastRequest {
+                    time: i,
+                    resolution: 1_000_000_000,
+                    robots_fetch: Some(i),
+                },
+            );
+        }
+        write_state(&path, &state).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        // Every byte flipped in turn, and four at once: an error or a
+        // state, never a panic.
+        let mut errors = 0;
+        for i in 0..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0x5a;
+            for j in [i * 7, i * 13, i * 31] {
+                let k = j % bad.len();
+                bad[k] = bad[k].wrapping_add((i as u8).wrapping_add(1));
+            }
+            std::fs::write(&path, &bad).unwrap();
+            if read_state(&path).is_err() {
+                errors += 1;
+            }
+        }
+        assert!(errors > 0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -224,7 +224,7 @@ fn files_are_written_deterministically() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     written.sort();
-    let mut listed = OutputFormats::default().files();
+    let mut listed = OutputFormats::default().files_with_marker();
     listed.sort();
     assert_eq!(
         written, listed,
@@ -295,22 +295,37 @@ fn files_are_written_deterministically() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     files.sort();
-    assert_eq!(files, ["crawlers.csv", "findings.csv", "violations.csv"]);
+    assert_eq!(
+        files,
+        [MARKER, "crawlers.csv", "findings.csv", "violations.csv"]
+    );
 }
 
 #[test]
 fn writing_is_atomic() {
     let dir = temp("atomic");
     let out = dir.join("reports");
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(out.join("old.txt"), "previous report").unwrap();
     let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    // A previous report (marked, only report files) is replaced whole.
+    report
+        .write(
+            &out,
+            OutputFormats {
+                csv: true,
+                parquet: false,
+                json: false,
+                html: false,
+            },
+        )
+        .unwrap();
+    std::fs::write(out.join("violations.csv"), "previous report").unwrap();
     report.write(&out, OutputFormats::default()).unwrap();
-    assert!(
-        !out.join("old.txt").exists(),
+    assert_ne!(
+        std::fs::read_to_string(out.join("violations.csv")).unwrap(),
+        "previous report",
         "the new report replaces the old one whole"
     );
-    assert!(out.join("violations.csv").exists());
+    assert!(out.join("report.html").exists() && out.join(MARKER).exists());
     // A report that cannot be written leaves what was there.
     let blocked = dir.join("file");
     std::fs::write(&blocked, "a file, not a directory").unwrap();
@@ -329,6 +344,181 @@ fn writing_is_atomic() {
         .filter(|n| n.to_string_lossy().starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn out_never_replaces_what_the_report_did_not_write() {
+    let dir = temp("refuse");
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    let refused = |out: &Path| -> String {
+        match report.write(out, OutputFormats::default()) {
+            Err(e @ ReportError::Out { .. }) => e.to_string(),
+            other => panic!("{} was not refused: {other:?}", out.display()),
+        }
+    };
+    // A directory of the user's, the input log in it.
+    let data = dir.join("mydata");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join("access.log"), "a log").unwrap();
+    let e = refused(&data);
+    assert!(e.contains("not empty and not a crawlaudit report"), "{e}");
+    assert_eq!(listing(&data), ["access.log"]);
+    // A file (`--out precious.html`), not hidden, not replaced.
+    let precious = dir.join("precious.html");
+    std::fs::write(&precious, "mine").unwrap();
+    let e = refused(&precious);
+    assert!(e.contains("a file, not a report directory"), "{e}");
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "mine");
+    // A report the user added a file to (a state file, say).
+    let reports = dir.join("reports");
+    report.write(&reports, OutputFormats::default()).unwrap();
+    std::fs::write(reports.join("state.parquet"), "state").unwrap();
+    let e = refused(&reports);
+    assert!(e.contains("\"state.parquet\""), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(reports.join("state.parquet")).unwrap(),
+        "state"
+    );
+    // A marker alone does not make a directory the report's to delete.
+    let marked = dir.join("marked");
+    std::fs::create_dir_all(&marked).unwrap();
+    std::fs::write(marked.join(MARKER), "").unwrap();
+    std::fs::write(marked.join("notes.txt"), "mine").unwrap();
+    refused(&marked);
+    assert_eq!(listing(&marked), [MARKER, "notes.txt"]);
+    // Nothing was left beside them.
+    assert_eq!(
+        listing(&dir),
+        ["marked", "mydata", "precious.html", "reports"]
+    );
+    // An empty directory is taken.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    report.write(&empty, OutputFormats::default()).unwrap();
+    assert!(empty.join("report.html").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn out_through_a_link_writes_where_it_points() {
+    let dir = temp("link");
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    let real = dir.join("real");
+    report.write(&real, OutputFormats::default()).unwrap();
+    let link = dir.join("latest");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    report.write(&link, OutputFormats::default()).unwrap();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(real.join(MARKER).exists());
+    // A link to nothing is refused.
+    let dangling = dir.join("dangling");
+    std::os::unix::fs::symlink(dir.join("nowhere"), &dangling).unwrap();
+    let e = report
+        .write(&dangling, OutputFormats::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cannot be followed"), "{e}");
+    assert!(!dir.join("nowhere").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn temporary_directories_cannot_be_planted() {
+    let dir = temp("plant");
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    let victim = dir.join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("profile"), "mine").unwrap();
+    // The names a run used to take (`.NAME.tmp-PID`, `.NAME.old-PID`),
+    // planted as links to the victim, and a dead process's stale
+    // directory that is not a report.
+    let pid = std::process::id();
+    for name in [
+        format!(".reports.tmp-{pid}"),
+        format!(".reports.old-{pid}"),
+        ".reports.tmp-999999999".to_string(),
+    ] {
+        std::os::unix::fs::symlink(&victim, dir.join(name)).unwrap();
+    }
+    let stale = dir.join(".reports.tmp-999999998");
+    std::fs::create_dir_all(&stale).unwrap();
+    std::fs::write(stale.join("notes"), "not a report").unwrap();
+    report
+        .write(&dir.join("reports"), OutputFormats::default())
+        .unwrap();
+    report
+        .write(&dir.join("reports"), OutputFormats::default())
+        .unwrap();
+    assert_eq!(listing(&victim), ["profile"]);
+    assert_eq!(
+        std::fs::read_to_string(victim.join("profile")).unwrap(),
+        "mine"
+    );
+    assert!(stale.join("notes").exists(), "only reports are cleaned up");
+    // A killed run's stale report directory is cleaned up.
+    let killed = dir.join(".reports.tmp-999999997-xyz");
+    std::fs::create_dir_all(&killed).unwrap();
+    std::fs::write(killed.join(MARKER), "").unwrap();
+    report
+        .write(&dir.join("reports"), OutputFormats::default())
+        .unwrap();
+    assert!(!killed.exists());
+}
+
+#[test]
+fn csv_cells_that_look_like_formulas_are_neutralised() {
+    let mut o = outcome();
+    o.violations[0].url = "=HYPERLINK(\"http://evil.example\",\"x\")".into();
+    o.violations[1].crawler = "@SUM(1+1)".into();
+    o.violations[2].detail = "-2+3".into();
+    let report = Report::build(&o, &RunInfo::default()).unwrap();
+    let dir = temp("formulas");
+    let out = dir.join("reports");
+    report.write(&out, OutputFormats::default()).unwrap();
+    let csv = std::fs::read_to_string(out.join("violations.csv")).unwrap();
+    assert!(
+        csv.contains("\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\""),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(",'@SUM(1+1),") && csv.contains(",'-2+3"),
+        "{csv}"
+    );
+    for line in csv.lines() {
+        for cell in line.split(',') {
+            assert!(!cell.starts_with(['=', '+', '-', '@']), "{cell} in {line}");
+        }
+    }
+    // Parquet and NDJSON keep the exact values.
+    let ndjson = std::fs::read_to_string(out.join("violations.ndjson")).unwrap();
+    assert!(ndjson.contains("\"url\":\"=HYPERLINK("), "{ndjson}");
+    let parquet = ParquetReader::new(File::open(out.join("violations.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    let crawlers: Vec<&str> = parquet
+        .column("crawler")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .flatten()
+        .collect();
+    assert!(crawlers.contains(&"@SUM(1+1)"), "{crawlers:?}");
 }
 
 #[test]

@@ -96,7 +96,8 @@ pub fn bounded(args: &[&str], dir: &Path, max_secs: u64, max_rss_mib: u64) -> Ru
     let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(waited, pid, "wait4 failed");
     let elapsed = start.elapsed();
-    let exit = <std::process::ExitStatus as std::os::unix::process::ExitStatusExt>::from_raw(status);
+    let exit =
+        <std::process::ExitStatus as std::os::unix::process::ExitStatusExt>::from_raw(status);
     let run = Run {
         code: exit.code(),
         stdout: std::fs::read_to_string(&out_path).unwrap(),
@@ -125,3 +126,14 @@ pub fn bounded(args: &[&str], dir: &Path, max_secs: u64, max_rss_mib: u64) -> Ru
     run
 }
 
+/// The names of the files directly in `dir`, sorted.
+pub fn dir_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
