@@ -10,7 +10,10 @@ import gzip
 import hashlib
 import json
 import pathlib
+import os
 import re
+import subprocess
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "fuzz" / "corpus"
@@ -19,10 +22,10 @@ COMBINED = ('$remote_addr - $remote_user [$time_local] "$request" $status '
 MAX_SEED = 64 << 10
 
 
-def put(target, data):
+def put(target, data, limit=MAX_SEED):
     if isinstance(data, str):
         data = data.encode()
-    data = data[:MAX_SEED]
+    data = data[:limit]
     if not data:
         return 0
     d = CORPUS / target
@@ -105,6 +108,24 @@ def main():
     add("bots_toml", cat)
     for block in re.split(r"\n(?=\[\[)", cat):
         add("bots_toml", block)
+    # merge and --state: a shard report and a state file of the demo,
+    # written by the release binary when it is built.
+    target_dir = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    binary = target_dir / "release" / "crawlaudit"
+    if binary.is_file():
+        sep = b"\n--crawlaudit-part--\n"
+        for shard in ["0/1", "0/2", "1/2"]:
+            with tempfile.TemporaryDirectory() as tmp:
+                out, state = pathlib.Path(tmp) / "r", pathlib.Path(tmp) / "state.parquet"
+                subprocess.run([str(binary), "audit", "--quiet", "--out", str(out), "--shard", shard,
+                                "--state", str(state)], check=True, stdout=subprocess.DEVNULL)
+                parts = [(out / n).read_bytes() for n in
+                         ["summary.json", "violations.parquet", "findings.parquet", "crawlers.parquet"]]
+                parts.append(state.read_bytes())
+                counts["merge_state"] = counts.get("merge_state", 0) + put(
+                    "merge_state", sep.join(parts), limit=1 << 20)
+    else:
+        print(f"merge_state: no seeds ({binary} is not built: cargo build --release)")
     for target, n in sorted(counts.items()):
         print(f"{target}: {n} seeds")
 
