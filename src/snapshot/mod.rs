@@ -624,8 +624,15 @@ pub(crate) fn parse_file_time(stem: &str) -> Option<i64> {
         fixed[16] = b':';
     }
     let text = String::from_utf8(fixed).ok()?;
-    let ts: jiff::Timestamp = text.parse().ok()?;
-    i64::try_from(ts.as_nanosecond()).ok()
+    instant(text.parse().ok()?)
+}
+
+/// A snapshot time in UTC nanoseconds, when it fits an `i64` and is not
+/// [`ALWAYS`] (which only a version without a time means).
+pub(crate) fn instant(ts: jiff::Timestamp) -> Option<i64> {
+    i64::try_from(ts.as_nanosecond())
+        .ok()
+        .filter(|&t| t != ALWAYS)
 }
 
 /// Formats UTC nanoseconds as RFC 3339 (`ALWAYS` as `-`).
