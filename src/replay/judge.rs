@@ -167,7 +167,7 @@ fn judge_host(
         });
         stats.verified = any_verified(stats.verified, hit.verified);
         let policies = if judged_host {
-            snap.policies_during(host, t - settings.robots_cache_grace, t)
+            snap.policies_during(host, t.saturating_sub(settings.robots_cache_grace), t)
         } else {
             Vec::new()
         };
@@ -194,7 +194,7 @@ fn judge_host(
             robots_version: version,
             detail,
         };
-        let reaches_unknown = t - settings.robots_cache_grace < first_known;
+        let reaches_unknown = t.saturating_sub(settings.robots_cache_grace) < first_known;
         if judged && !robots_txt && !reaches_unknown {
             let disallowed_everywhere = policies.iter().all(|p| {
                 let paths = decisions
@@ -258,8 +258,10 @@ fn judge_host(
         let stats = &mut seen.get_mut(&identity).expect("entered above").3;
         if judged && !reaches_unknown {
             if let Some((prev, prev_res)) = stats.last {
-                let gap = t - prev;
-                let resolution = hit.resolution.max(prev_res);
+                // In i128: two requests centuries apart (a log dated 1700
+                // and 2026) overflow an i64 difference.
+                let gap = (i128::from(t) - i128::from(prev)) as f64;
+                let resolution = i128::from(hit.resolution.max(prev_res)) as f64;
                 // The smallest delay among the cached versions; none when a
                 // version asks for none.
                 let smallest = policies.iter().try_fold(f64::INFINITY, |min, p| {
@@ -270,7 +272,7 @@ fn judge_host(
                     seconds.map(|s| min.min(s))
                 });
                 if let Some(smallest) = smallest {
-                    if ((gap + resolution) as f64) < smallest * 1e9 {
+                    if gap + resolution < smallest * 1e9 {
                         let now = snap.policy_at(host, t);
                         let (rule, line) = now
                             .as_ref()
@@ -281,7 +283,7 @@ fn judge_host(
                             rule,
                             line,
                             now.map(|p| p.version().name().to_string()),
-                            format!("gap {} < {}", seconds(gap as f64), seconds(smallest * 1e9)),
+                            format!("gap {} < {}", seconds(gap), seconds(smallest * 1e9)),
                         ));
                     }
                 }
@@ -324,7 +326,7 @@ fn judge_host(
             continue;
         };
         let index = engine.index();
-        let deadline = referral.time - settings.index_grace;
+        let deadline = referral.time.saturating_sub(settings.index_grace);
         let url = path_of(&referral.target);
         for crawler in ctx
             .catalogue()

@@ -279,6 +279,53 @@ fn crawl_delay_gaps_with_resolution() {
     );
 }
 
+/// Issue 13: a gap of 326 years overflowed the crawl-delay arithmetic
+/// (`gap -8132916873.71s < 10s`), and a request near the earliest time
+/// overflowed `t - grace`.
+#[test]
+fn times_centuries_apart_or_at_the_earliest_do_not_overflow() {
+    let c = ctx(snapshot(
+        "centuries",
+        &[(
+            "shop.example/robots.txt",
+            "User-agent: *\nCrawl-delay: 10\nDisallow: /x\n",
+        )],
+    ));
+    let at = |date: &str, target: &str, ua: &str, referer: &str| {
+        format!(
+            "192.0.2.1 - - [{date} +0000] \"GET {target} HTTP/1.1\" 200 100 \"{referer}\" \"{ua}\""
+        )
+    };
+    let o = run(
+        &c,
+        &[
+            at("21/Sep/1677:00:13:00", "/x", AHREFS, "-"),
+            at("01/Jan/1700:00:00:00", "/a", AHREFS, "-"),
+            at("01/Nov/2026:10:00:00", "/b", AHREFS, "-"),
+            at("01/Nov/2026:10:00:05", "/c", AHREFS, "-"),
+            at("21/Sep/1677:00:13:00", "/a", BROWSER, "https://www.google.com/"),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [
+            (
+                "1677-09-21T00:13:00Z".into(),
+                "disallow",
+                "AhrefsBot".into(),
+                "/x".into()
+            ),
+            (
+                "2026-11-01T10:00:05Z".into(),
+                "crawl-delay",
+                "AhrefsBot".into(),
+                "/c".into()
+            )
+        ]
+    );
+    assert_eq!(o.violations[1].detail, "gap 5s < 10s");
+}
+
 #[test]
 fn user_agents_of_one_identity_are_one_crawler() {
     // Two python-requests versions: two User-Agent strings, two heuristic
