@@ -74,19 +74,28 @@ const COLORS: [&str; 8] = [
     "#d92d20", "#1570ef", "#dc6803", "#039855", "#7a5af8", "#e31b54", "#0e9384", "#475467",
 ];
 
+/// The most buckets the chart draws: violations spread over more days than
+/// this are counted in buckets of several days.
+const MAX_BUCKETS: i128 = 1000;
+
 /// Violations over time for the crawlers with the most, as an SVG line
 /// chart: hourly buckets when the violations span under four days, else
-/// daily.
+/// daily, or of several days when they span over [`MAX_BUCKETS`] days.
+/// Times are subtracted in i128: two violations centuries apart (1700 and
+/// 2026) do not fit an i64 difference.
 fn chart(violations: &[Violation], crawlers: &[String]) -> String {
     let times: Vec<i64> = violations.iter().map(|v| v.time).collect();
     let (Some(&min), Some(&max)) = (times.iter().min(), times.iter().max()) else {
         return "<p class=muted>No violations.</p>".to_string();
     };
-    const HOUR: i64 = 3_600_000_000_000;
+    const HOUR: i128 = 3_600_000_000_000;
+    const DAY: i128 = 24 * HOUR;
+    let (min, max) = (i128::from(min), i128::from(max));
     let bucket = if max - min < 96 * HOUR {
         HOUR
     } else {
-        24 * HOUR
+        let days = (max - min) / DAY + 1;
+        DAY * ((days + MAX_BUCKETS - 1) / MAX_BUCKETS)
     };
     let start = min - min.rem_euclid(bucket);
     let n = ((max - start) / bucket + 1) as usize;
@@ -96,7 +105,7 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
         .collect();
     for v in violations {
         if let Some(s) = series.get_mut(v.crawler.as_str()) {
-            s[((v.time - start) / bucket) as usize] += 1;
+            s[((i128::from(v.time) - start) / bucket) as usize] += 1;
         }
     }
     let peak = series
@@ -129,12 +138,13 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
             y0 = y(v)
         );
     }
-    let label = |t: i64| {
-        let s = format_time(t);
+    let label = |t: i128| {
+        let s =
+            jiff::Timestamp::from_nanosecond(t).map_or_else(|_| t.to_string(), |ts| ts.to_string());
         if bucket == HOUR {
-            s[5..16].replace('T', " ")
+            s.get(5..16).unwrap_or(&s).replace('T', " ")
         } else {
-            s[..10].to_string()
+            s.get(..10).unwrap_or(&s).to_string()
         }
     };
     // The first label starts at the axis, the last ends at the edge.
@@ -148,7 +158,7 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
             "<text x=\"{:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"{anchor}\" fill=\"#8a93a3\">{}</text>",
             x(i),
             h - 8.0,
-            esc(&label(start + i as i64 * bucket))
+            esc(&label(start + i as i128 * bucket))
         );
     }
     for (k, name) in crawlers.iter().enumerate() {
@@ -174,11 +184,12 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
             esc(name)
         );
     }
-    let _ = write!(
-        svg,
-        "<span class=muted>per {}</span></p>",
-        if bucket == HOUR { "hour" } else { "day" }
-    );
+    let per = match bucket / DAY {
+        _ if bucket == HOUR => "hour".to_string(),
+        1 => "day".to_string(),
+        days => format!("{days} days"),
+    };
+    let _ = write!(svg, "<span class=muted>per {per}</span></p>");
     svg
 }
 
@@ -380,7 +391,67 @@ pub fn render(
 
 #[cfg(test)]
 mod tests {
-    use super::esc;
+    use super::{chart, esc};
+    use crate::replay::Violation;
+
+    fn violation(time: &str) -> Violation {
+        let ts: jiff::Timestamp = time.parse().unwrap();
+        Violation {
+            time: i64::try_from(ts.as_nanosecond()).unwrap(),
+            host: "shop.example".into(),
+            crawler: "AhrefsBot".into(),
+            verified: None,
+            client_ip: "192.0.2.1".into(),
+            kind: "disallow",
+            method: "GET".into(),
+            url: "/x".into(),
+            status: 200,
+            rule: "Disallow: /x".into(),
+            rule_line: Some(2),
+            robots_version: None,
+            detail: String::new(),
+        }
+    }
+
+    /// Issue 13: violations dated 1700 and 2026 overflowed the chart's
+    /// span (`capacity overflow`); centuries are drawn in buckets of
+    /// several days, never more than a thousand or so.
+    #[test]
+    fn a_chart_over_centuries_has_a_bounded_number_of_buckets() {
+        let crawlers = ["AhrefsBot".to_string()];
+        let v = [
+            violation("1700-01-01T00:00:00Z"),
+            violation("2026-11-01T10:00:00Z"),
+            violation("2026-11-01T11:00:00Z"),
+        ];
+        let svg = chart(&v, &crawlers);
+        assert!(svg.contains("per 120 days"), "{svg}");
+        assert!(
+            svg.contains(">1700-01-01<") || svg.contains(">1699-"),
+            "{svg}"
+        );
+        let points = svg
+            .split("points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        let n = points.split(' ').count();
+        assert!((900..=1001).contains(&n), "{n} buckets");
+        assert!(svg.len() < 100_000, "{} bytes", svg.len());
+        // A week is still drawn per day, a day per hour.
+        let week = [
+            violation("2026-11-01T00:00:00Z"),
+            violation("2026-11-08T00:00:00Z"),
+        ];
+        assert!(chart(&week, &crawlers).contains("per day"));
+        let day = [
+            violation("2026-11-01T00:00:00Z"),
+            violation("2026-11-01T23:00:00Z"),
+        ];
+        assert!(chart(&day, &crawlers).contains("per hour"));
+    }
 
     #[test]
     fn escaping() {
