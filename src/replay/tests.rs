@@ -303,7 +303,12 @@ fn times_centuries_apart_or_at_the_earliest_do_not_overflow() {
             at("01/Jan/1700:00:00:00", "/a", AHREFS, "-"),
             at("01/Nov/2026:10:00:00", "/b", AHREFS, "-"),
             at("01/Nov/2026:10:00:05", "/c", AHREFS, "-"),
-            at("21/Sep/1677:00:13:00", "/a", BROWSER, "https://www.google.com/"),
+            at(
+                "21/Sep/1677:00:13:00",
+                "/a",
+                BROWSER,
+                "https://www.google.com/",
+            ),
         ],
     );
     assert_eq!(
