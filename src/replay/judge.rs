@@ -109,6 +109,151 @@ struct Seen {
     verified: Option<bool>,
 }
 
+/// How many crawler names a `noindex-unseen` row lists before `and N more`.
+pub(crate) const UNSEEN_NAMES: usize = 5;
+
+/// What decides which pages are `noindex-unseen` for a crawler identity:
+/// identities with one key see the same rules, so they are judged once.
+#[derive(Hash, PartialEq, Eq)]
+struct UnseenKey {
+    /// The robots.txt policy at the identity's last request ([`Policy::key`]).
+    policy: (usize, usize),
+    /// The group its tokens select ([`crate::robots::Group::key`]); none for
+    /// the complete disallow of a 5xx answer.
+    group: (usize, usize, usize),
+    /// Its meta names that some page of the host addresses, sorted: the
+    /// others match no rule.
+    names: Vec<String>,
+    /// How many page versions' starts are at or before its last request:
+    /// which version of every page is in force.
+    epoch: usize,
+}
+
+/// The `noindex-unseen` findings of a host: a URL with `noindex` for a
+/// crawler that robots.txt forbids that crawler to fetch (as of its last
+/// request), so that it can never see the `noindex`. One row per URL and
+/// (directive, rule), naming the crawlers (the first [`UNSEEN_NAMES`],
+/// sorted) and counting them: the rows are bounded by the site's pages,
+/// whatever User-Agents a log invents, and crawlers that see the same
+/// rules are judged once.
+fn noindex_unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> {
+    let snap = ctx.snapshot();
+    let Some(timeline) = snap.host(host) else {
+        return Vec::new();
+    };
+    if timeline.pages().is_empty() {
+        return Vec::new();
+    }
+    // The meta names the host's pages address, and the starts of their
+    // versions.
+    let mut scopes: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    let mut starts: Vec<i64> = Vec::new();
+    for version in timeline.pages().values().flatten() {
+        starts.push(version.from());
+        scopes.extend(version.rules().sources().iter().filter_map(|s| s.scope()));
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    // Identities by what decides for them; each key's first identity
+    // stands for all (names in order: `seen` is sorted).
+    let mut keys: HashMap<UnseenKey, usize> = HashMap::new();
+    let mut judged: Vec<(Policy<'_>, &Crawler, i64, Vec<&str>)> = Vec::new();
+    for (identity, crawler, verified, stats) in seen {
+        if *verified == Some(false) {
+            continue;
+        }
+        let Some(policy) = snap.policy_at(host, stats.last_time) else {
+            continue;
+        };
+        let group = match &policy {
+            Policy::Rules { robots, .. } => {
+                let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
+                robots.group_for(&tokens, crawler.obeys_global()).key()
+            }
+            Policy::DisallowAll { .. } => (0, 0, 0),
+            Policy::AllowAll { .. } => continue,
+        };
+        let mut names: Vec<String> = crawler
+            .meta_names()
+            .iter()
+            .map(|n| n.trim().to_ascii_lowercase())
+            .filter(|n| scopes.contains(n.as_str()))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let (tag, version) = policy.key();
+        let key = UnseenKey {
+            policy: (tag, version as usize),
+            group,
+            names,
+            epoch: starts.partition_point(|&f| f <= stats.last_time),
+        };
+        let next = judged.len();
+        let k = *keys.entry(key).or_insert(next);
+        if k == next {
+            judged.push((policy, &**crawler, stats.last_time, Vec::new()));
+        }
+        judged[k].3.push(identity.as_ref());
+    }
+    // (URL, detail) to the keys it holds for.
+    let mut rows: BTreeMap<(&str, String), Vec<usize>> = BTreeMap::new();
+    for (k, (policy, crawler, last_time, _)) in judged.iter().enumerate() {
+        let names: Vec<&str> = crawler.meta_names().iter().map(String::as_str).collect();
+        let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
+        let group = match policy {
+            Policy::Rules { robots, .. } => Some(robots.group_for(&tokens, crawler.obeys_global())),
+            _ => None,
+        };
+        for (url, versions) in timeline.pages() {
+            let i = versions.partition_point(|v| v.from() <= *last_time);
+            let Some(page) = i.checked_sub(1).map(|i| &versions[i]) else {
+                continue;
+            };
+            let eff = page.rules().effective(&names);
+            let Some(noindex) = eff.get("noindex") else {
+                continue;
+            };
+            let blocked_by = match &group {
+                Some(group) => {
+                    let verdict = group.check(url.as_bytes());
+                    if verdict.allowed() {
+                        continue;
+                    }
+                    verdict.rule().map(|r| r.to_string()).unwrap_or_default()
+                }
+                None => "robots.txt 5xx".to_string(),
+            };
+            let detail = format!(
+                "{noindex} cannot be seen: robots.txt forbids fetching the page ({blocked_by})"
+            );
+            rows.entry((url.as_str(), detail)).or_default().push(k);
+        }
+    }
+    rows.into_iter()
+        .map(|((url, detail), ks)| {
+            let count: usize = ks.iter().map(|&k| judged[k].3.len()).sum();
+            let mut first: Vec<&str> = ks
+                .iter()
+                .flat_map(|&k| judged[k].3.iter().take(UNSEEN_NAMES).copied())
+                .collect();
+            first.sort_unstable();
+            first.truncate(UNSEEN_NAMES);
+            let mut crawler = first.join(", ");
+            if count > first.len() {
+                crawler.push_str(&format!(" and {} more", count - first.len()));
+            }
+            Finding {
+                kind: "noindex-unseen",
+                host: host.to_string(),
+                crawler,
+                url: url.to_string(),
+                count: count as u64,
+                detail,
+            }
+        })
+        .collect()
+}
+
 fn judge_host(
     ctx: &Context,
     host: &str,
@@ -438,49 +583,9 @@ fn judge_host(
                 ),
             });
         }
-        if *verified == Some(false) || !judged_host {
-            continue;
-        }
-        // noindex the crawler can never see: robots.txt forbids fetching it.
-        let Some(policy) = snap.policy_at(host, stats.last_time) else {
-            continue;
-        };
-        let names: Vec<&str> = crawler.meta_names().iter().map(String::as_str).collect();
-        if let Some(timeline) = snap.host(host) {
-            for url in timeline.pages().keys() {
-                let Some(page) = snap.page_at(host, url, stats.last_time) else {
-                    continue;
-                };
-                let eff = page.rules().effective(&names);
-                if let Some(noindex) = eff.get("noindex") {
-                    if !allowed(&policy, crawler, url) {
-                        let blocked_by = match &policy {
-                            Policy::Rules { robots, .. } => {
-                                let tokens: Vec<&str> =
-                                    crawler.tokens().iter().map(String::as_str).collect();
-                                robots
-                                    .group_for(&tokens, crawler.obeys_global())
-                                    .check(url.as_bytes())
-                                    .rule()
-                                    .map(|r| r.to_string())
-                            }
-                            _ => Some("robots.txt 5xx".to_string()),
-                        };
-                        out.findings.push(Finding {
-                            kind: "noindex-unseen",
-                            host: host.to_string(),
-                            crawler: crawler.name().to_string(),
-                            url: url.clone(),
-                            count: 1,
-                            detail: format!(
-                                "{noindex} cannot be seen: robots.txt forbids fetching the page ({})",
-                                blocked_by.unwrap_or_default()
-                            ),
-                        });
-                    }
-                }
-            }
-        }
+    }
+    if judged_host {
+        out.findings.extend(noindex_unseen(ctx, host, &seen));
     }
 
     // The report's per-crawler rows.

@@ -490,11 +490,14 @@ pub struct Finding {
     pub kind: &'static str,
     /// The site.
     pub host: String,
-    /// The crawler identity, empty when none applies.
+    /// The crawler identity, empty when none applies; for
+    /// `noindex-unseen`, the crawlers' names, sorted, the first five then
+    /// `and N more`.
     pub crawler: String,
     /// The URL, empty when none applies.
     pub url: String,
-    /// How many requests (or lines) it covers.
+    /// How many requests (or lines) it covers; for `noindex-unseen`, how
+    /// many crawler identities.
     pub count: u64,
     /// What was seen.
     pub detail: String,

@@ -783,6 +783,98 @@ fn findings_no_robots_fetch_unseen_noindex_noindex_lines_unknown_hosts() {
     assert_eq!(o.counts.unjudged, 1, "the other.example crawler request");
 }
 
+/// Issue 13: one `noindex-unseen` row per crawler and page let a log of
+/// invented User-Agents write millions of rows. Now one row per URL and
+/// (directive, rule), with the crawlers named (five, then `and N more`)
+/// and counted.
+#[test]
+fn noindex_unseen_is_one_row_per_url_and_rule_whatever_the_user_agents() {
+    let c = ctx(snapshot(
+        "unseen-rows",
+        &[
+            (
+                "shop.example/robots.txt",
+                "User-agent: *\nDisallow: /private/\n\nUser-agent: AhrefsBot\nDisallow: /private/\n",
+            ),
+            (
+                "shop.example/pages.jsonl",
+                concat!(
+                    "{\"url\": \"/private/a\", \"x_robots_tag\": [\"noindex\"]}\n",
+                    "{\"url\": \"/private/b\", \"meta\": [{\"name\": \"fakebot\", \"content\": \"noindex\"}]}\n",
+                    "{\"url\": \"/public\", \"x_robots_tag\": [\"noindex\"]}\n",
+                ),
+            ),
+        ],
+    ));
+    // Seven invented bots, each its own identity (`FakeBot0`...), whose
+    // robots token and meta name are `fakebot`; and AhrefsBot, with a group
+    // of its own.
+    let mut lines: Vec<String> = (0..7)
+        .map(|i| {
+            line(
+                "192.0.2.1",
+                1,
+                "10:00:00",
+                "/x",
+                200,
+                "-",
+                &format!("Mozilla/5.0 (compatible; FakeBot{i}/1.0)"),
+            )
+        })
+        .collect();
+    lines.push(line("192.0.2.1", 1, "10:00:00", "/x", 200, "-", AHREFS));
+    let o = run(&c, &lines);
+    let unseen: Vec<(&str, &str, u64, &str)> = o
+        .findings
+        .iter()
+        .filter(|f| f.kind == "noindex-unseen")
+        .map(|f| {
+            (
+                f.crawler.as_str(),
+                f.url.as_str(),
+                f.count,
+                f.detail.as_str(),
+            )
+        })
+        .collect();
+    let why = |rule: &str| {
+        format!(
+            "X-Robots-Tag: noindex cannot be seen: robots.txt forbids fetching the page ({rule})"
+        )
+    };
+    assert_eq!(
+        unseen,
+        [
+            (
+                "AhrefsBot",
+                "/private/a",
+                1,
+                why("5: Disallow: /private/").as_str()
+            ),
+            (
+                "FakeBot0, FakeBot1, FakeBot2, FakeBot3, FakeBot4 and 2 more",
+                "/private/a",
+                7,
+                why("2: Disallow: /private/").as_str()
+            ),
+            (
+                "FakeBot0, FakeBot1, FakeBot2, FakeBot3, FakeBot4 and 2 more",
+                "/private/b",
+                7,
+                "meta fakebot: noindex cannot be seen: robots.txt forbids fetching the page (2: Disallow: /private/)"
+            ),
+        ]
+    );
+    // The total is still one per crawler and page.
+    let total: u64 = o
+        .findings
+        .iter()
+        .filter(|f| f.kind == "noindex-unseen")
+        .map(|f| f.count)
+        .sum();
+    assert_eq!(total, 15);
+}
+
 #[test]
 fn window_site_and_counts() {
     let snap = snapshot(

@@ -225,7 +225,8 @@ impl Policy<'_> {
         }
     }
 
-    fn key(&self) -> (usize, *const RobotsVersion) {
+    /// Its kind and version: policies with one key are one policy.
+    pub(crate) fn key(&self) -> (usize, *const RobotsVersion) {
         let tag = match self {
             Policy::Rules { .. } => 0,
             Policy::AllowAll { .. } => 1,
