@@ -74,6 +74,14 @@ const COLORS: [&str; 8] = [
     "#d92d20", "#1570ef", "#dc6803", "#039855", "#7a5af8", "#e31b54", "#0e9384", "#475467",
 ];
 
+/// The most rows of the crawlers table the page shows (all are in
+/// `crawlers.csv`).
+const MAX_CRAWLER_ROWS: usize = 200;
+
+/// The most findings of one kind the page shows (all are in
+/// `findings.csv`).
+const MAX_FINDING_ROWS: usize = 100;
+
 /// The most buckets the chart draws: violations spread over more days than
 /// this are counted in buckets of several days.
 const MAX_BUCKETS: i128 = 1000;
@@ -277,7 +285,7 @@ pub fn render(
         let _ = write!(h, "<th>{heading}</th>");
     }
     h.push_str("<th>first seen</th><th>last seen</th></tr>");
-    for i in 0..c.height() {
+    for i in 0..c.height().min(MAX_CRAWLER_ROWS) {
         let name = cell(c, "crawler", i);
         let verified = match cell(c, "verified", i).as_str() {
             "yes" => "<span class=ok>verified</span>".to_string(),
@@ -298,6 +306,14 @@ pub fn render(
             "<td class=t>{}</td><td class=t>{}</td></tr>",
             esc(&cell(c, "first_seen", i)),
             esc(&cell(c, "last_seen", i))
+        );
+    }
+    if c.height() > MAX_CRAWLER_ROWS {
+        let _ = write!(
+            h,
+            "<tr><td colspan={} class=muted>and {} more crawlers: see crawlers.csv</td></tr>",
+            NUMBERS.len() + 5,
+            c.height() - MAX_CRAWLER_ROWS
         );
     }
     h.push_str("</table></div>");
@@ -343,11 +359,32 @@ pub fn render(
 
     let f = &report.findings;
     h.push_str("<h2>Findings</h2><table><tr><th>kind</th><th>host</th><th>crawler</th><th>url</th><th>count</th><th>detail</th></tr>");
+    // Rows are sorted by kind: each kind shows its first rows, then how
+    // many more there are.
+    let mut shown = 0;
     for i in 0..f.height() {
+        let kind = cell(f, "kind", i);
+        shown = if i > 0 && cell(f, "kind", i - 1) == kind {
+            shown + 1
+        } else {
+            1
+        };
+        if shown > MAX_FINDING_ROWS {
+            let last = i + 1 == f.height() || cell(f, "kind", i + 1) != kind;
+            if last {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td colspan=5 class=muted>and {} more: see findings.csv</td></tr>",
+                    esc(&kind),
+                    shown - MAX_FINDING_ROWS
+                );
+            }
+            continue;
+        }
         let _ = write!(
             h,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td>{}</td></tr>",
-            esc(&cell(f, "kind", i)),
+            esc(&kind),
             esc(&cell(f, "host", i)),
             esc(&cell(f, "crawler", i)),
             code(&cell(f, "url", i)),
