@@ -8,8 +8,8 @@ use rayon::prelude::*;
 
 use super::state::{Fetch, LastRequest, prune};
 use super::{
-    Collector, Context, Counts, CrawlerActivity, CrawlerHit, Finding, Outcome, Referral, Violation,
-    any_verified,
+    Collector, Context, Counts, CrawlerActivity, CrawlerHit, Finding, MAX_UNKNOWN_HOSTS,
+    OTHER_HOSTS, Outcome, Referral, Violation, any_verified,
 };
 use crate::bots::Crawler;
 use crate::robots::target_path;
@@ -640,7 +640,14 @@ fn judge_host(
 pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     let mut counts = Counts::default();
     let mut by_host: BTreeMap<Arc<str>, (Vec<CrawlerHit>, Vec<Referral>)> = BTreeMap::new();
-    let mut per_host: BTreeMap<Arc<str>, u64> = BTreeMap::new();
+    // The unknown hosts of the chunks done, and of those not (a caller
+    // that did not call `finish`).
+    let mut unknown_hosts = std::mem::take(
+        &mut *ctx
+            .unknown_hosts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
     for c in collectors {
         counts.add(&c.counts);
         for hit in c.hits {
@@ -649,9 +656,7 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         for r in c.referrals {
             by_host.entry(r.host.clone()).or_default().1.push(r);
         }
-        for (h, n) in c.per_host {
-            *per_host.entry(h).or_insert(0) += n;
-        }
+        unknown_hosts.merge(c.unknown_hosts);
     }
     let results: Vec<HostResult> = by_host
         .into_par_iter()
@@ -702,17 +707,28 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
             }
         }
     }
-    for (host, n) in per_host {
-        if snap.host(&host).is_none() {
-            outcome.findings.push(Finding {
-                kind: "unknown-host",
-                host: host.to_string(),
-                crawler: String::new(),
-                url: String::new(),
-                count: n,
-                detail: format!("{n} requests for a host the snapshot does not describe"),
-            });
-        }
+    for (host, n) in unknown_hosts.named {
+        outcome.findings.push(Finding {
+            kind: "unknown-host",
+            host: host.to_string(),
+            crawler: String::new(),
+            url: String::new(),
+            count: n,
+            detail: format!("{n} requests for a host the snapshot does not describe"),
+        });
+    }
+    if unknown_hosts.other > 0 {
+        let n = unknown_hosts.other;
+        outcome.findings.push(Finding {
+            kind: "unknown-host",
+            host: OTHER_HOSTS.to_string(),
+            crawler: String::new(),
+            url: String::new(),
+            count: n,
+            detail: format!(
+                "{n} requests for other hosts the snapshot does not describe (the first {MAX_UNKNOWN_HOSTS} in byte order are named)"
+            ),
+        });
     }
     super::sort_rows(&mut outcome.violations, &mut outcome.findings);
     outcome

@@ -913,3 +913,75 @@ fn window_site_and_counts() {
         (4, 2, 1, 1)
     );
 }
+
+/// Issue 13: the identification caches grew with every distinct
+/// User-Agent, people's too, and each chunk kept its own copy until the
+/// replay.
+#[test]
+fn identification_caches_are_bounded_and_freed_when_a_chunk_is_done() {
+    let c = ctx(snapshot(
+        "caches",
+        &[("shop.example/robots.txt", "User-agent: *\nDisallow: /x\n")],
+    ));
+    let format = Format::Combined.compile().unwrap();
+    let mut collector = Collector::new(&c);
+    let n = MAX_CACHED_USER_AGENTS + 1_000;
+    for i in 0..n {
+        let l = line(
+            "192.0.2.1",
+            1,
+            "10:00:00",
+            "/a",
+            200,
+            "-",
+            &format!("{BROWSER} Visitor/{i}"),
+        );
+        collector.record(&parse_line(&format, l.as_bytes()).unwrap());
+    }
+    let l = line("192.0.2.1", 1, "10:00:00", "/x", 200, "-", AHREFS);
+    collector.record(&parse_line(&format, l.as_bytes()).unwrap());
+    assert_eq!(c.identified.read().unwrap().len(), MAX_CACHED_USER_AGENTS);
+    assert!(collector.local.len() <= CHUNK_CACHE);
+    collector.finish();
+    assert!(collector.local.is_empty() && collector.hosts.is_empty());
+    let o = replay(&c, vec![collector]);
+    assert_eq!(o.counts.human, n as u64);
+    // Past the cap, crawlers are still identified (and judged).
+    assert_eq!(kinds(&o).len(), 1);
+}
+
+/// Issue 13: one `unknown-host` entry per invented Host header. The first
+/// [`MAX_UNKNOWN_HOSTS`] names in byte order are kept with exact counts,
+/// whatever order the parts come in, and the rest are added up.
+#[test]
+fn unknown_hosts_keep_the_first_names_in_byte_order_with_exact_counts() {
+    let hosts: Vec<Arc<str>> = (0..MAX_UNKNOWN_HOSTS + 500)
+        .map(|i| format!("h{i:06}.example").into())
+        .collect();
+    let mut forward = UnknownHosts::default();
+    for h in &hosts {
+        forward.add(h, 2);
+    }
+    // The same requests in another order, in three parts.
+    let mut parts = [
+        UnknownHosts::default(),
+        UnknownHosts::default(),
+        UnknownHosts::default(),
+    ];
+    for (i, h) in hosts.iter().enumerate().rev() {
+        parts[i % 3].add(h, 1);
+        parts[(i + 1) % 3].add(h, 1);
+    }
+    let mut merged = UnknownHosts::default();
+    for p in parts.into_iter().rev() {
+        merged.merge(p);
+    }
+    assert_eq!(forward, merged);
+    assert_eq!(forward.named.len(), MAX_UNKNOWN_HOSTS);
+    assert_eq!(
+        forward.named.keys().last().unwrap().as_ref(),
+        "h009999.example"
+    );
+    assert!(forward.named.values().all(|&n| n == 2));
+    assert_eq!(forward.other, 1_000);
+}
