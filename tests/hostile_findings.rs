@@ -139,3 +139,116 @@ fn a_thousand_invented_bots_against_ten_thousand_noindex_pages() {
     let html = std::fs::metadata(out.join("report.html")).unwrap().len();
     assert!(html < 1 << 20, "report.html is {html} bytes");
 }
+
+/// A browser's User-Agent made distinct by `i`, about 500 bytes long
+/// (and compressible: one distinct number in a common text).
+fn browser(i: usize) -> String {
+    format!(
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.{i}.0 Safari/537.36 Ext/{i:08x}{}",
+        "0123456789abcdef".repeat(25)
+    )
+}
+
+/// Issue 13, item 3: memory grew with distinct User-Agents, even of
+/// people: every User-Agent was cached in a shared map without bound, and
+/// again in each chunk's collector, kept until the replay. 200,000 human
+/// visits with distinct 500-byte User-Agents (a gzip log of a few MB).
+#[test]
+fn two_hundred_thousand_distinct_human_user_agents() {
+    let d = dir("people");
+    let snap = d.join("snapshot");
+    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
+    std::fs::write(
+        snap.join("shop.example/robots.txt"),
+        "User-agent: *\nDisallow: /private/\n",
+    )
+    .unwrap();
+    let mut log = Vec::new();
+    for i in 0..200_000 {
+        log.extend_from_slice(combined(i / 3, &format!("/p{}", i % 100), &browser(i)).as_bytes());
+    }
+    let path = d.join("access.log.gz");
+    gzip(&path, &log);
+    drop(log);
+    eprintln!("log: {} bytes", std::fs::metadata(&path).unwrap().len());
+    let run = audit(
+        &d,
+        &path,
+        &snap,
+        &["--output-formats", "csv,json"],
+        240,
+        224,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let s = summary(&d.join("out"));
+    assert_eq!(s["requests"]["human"], 200_000);
+    assert_eq!(s["requests"]["crawler"], 0);
+}
+
+/// Issue 13, item 3: one `unknown-host` row (and map entry in every chunk)
+/// per Host header a client invents. Now the first 10,000 unknown hosts
+/// in byte order are named, with their exact counts, and the rest are one
+/// `(other hosts)` row; the total stays exact.
+#[test]
+fn two_hundred_thousand_invented_host_headers() {
+    let d = dir("hosts");
+    let snap = d.join("snapshot");
+    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
+    std::fs::write(
+        snap.join("shop.example/robots.txt"),
+        "User-agent: *\nDisallow: /private/\n",
+    )
+    .unwrap();
+    let mut log = String::new();
+    let ua = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+    for i in 0..200_000usize {
+        // Host h{i}: h0 and h1 twice more each, at the end (other chunks).
+        log.push_str(&format!(
+            "h{i}.invented.example:443 {}",
+            combined(i / 3, "/", ua)
+        ));
+    }
+    for host in ["h0", "h1", "shop.example"] {
+        log.push_str(&format!("{host}.invented.example {}", combined(0, "/", ua)));
+        log.push_str(&format!("{host}.invented.example {}", combined(1, "/", ua)));
+    }
+    let path = d.join("access.log");
+    std::fs::write(&path, log).unwrap();
+    let run = audit(
+        &d,
+        &path,
+        &snap,
+        &["--output-formats", "csv,json", "--format", "vhost_combined"],
+        240,
+        160,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let out = d.join("out");
+    let s = summary(&out);
+    assert_eq!(s["findings"]["unknown-host"], 200_006);
+    let findings = std::fs::read_to_string(out.join("findings.csv")).unwrap();
+    let rows: Vec<&str> = findings
+        .lines()
+        .filter(|l| l.starts_with("unknown-host,"))
+        .collect();
+    assert_eq!(rows.len(), 10_001);
+    // Named: the first 10,000 host names in byte order (h0, h1, h10,
+    // h100, ...), each with its exact count.
+    let count = |host: &str| {
+        rows.iter()
+            .find(|r| r.starts_with(&format!("unknown-host,{host},")))
+            .map(|r| r.split(',').nth(4).unwrap().to_string())
+    };
+    assert_eq!(count("h0.invented.example").as_deref(), Some("3"));
+    assert_eq!(count("h1.invented.example").as_deref(), Some("3"));
+    assert_eq!(count("h10.invented.example").as_deref(), Some("1"));
+    assert_eq!(count("shop.example.invented.example"), None);
+    assert_eq!(count("h99999.invented.example"), None);
+    let named: u64 = rows
+        .iter()
+        .filter(|r| !r.starts_with("unknown-host,(other hosts),"))
+        .map(|r| r.split(',').nth(4).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(named, 10_004);
+    assert_eq!(count("(other hosts)").as_deref(), Some("190002"));
+}
