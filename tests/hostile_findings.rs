@@ -252,3 +252,75 @@ fn two_hundred_thousand_invented_host_headers() {
     assert_eq!(named, 10_004);
     assert_eq!(count("(other hosts)").as_deref(), Some("190002"));
 }
+
+/// Issue 13, item 7: requests dated 1700 and 2026 (and one at the edge of
+/// what fits, 1677) go through the whole audit, report.html included:
+/// before, the crawl-delay gap overflowed (`gap -8132916873.71s < 10s`)
+/// and the chart asked for a bucket per day of 326 years (`capacity
+/// overflow`).
+#[test]
+fn requests_centuries_apart_through_the_whole_audit() {
+    let d = dir("centuries");
+    let snap = d.join("snapshot");
+    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
+    std::fs::write(
+        snap.join("shop.example/robots.txt"),
+        "User-agent: *\nCrawl-delay: 10\nDisallow: /x\n",
+    )
+    .unwrap();
+    let ahrefs = "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)";
+    let at = |date: &str, target: &str| {
+        format!("192.0.2.1 - - [{date} +0000] \"GET {target} HTTP/1.1\" 200 1 \"-\" \"{ahrefs}\"\n")
+    };
+    let log = [
+        at("21/Sep/1677:00:13:00", "/x"),
+        at("01/Jan/1700:00:00:00", "/x"),
+        at("01/Nov/2026:10:00:00", "/x"),
+        at("01/Nov/2026:10:00:05", "/a"),
+    ]
+    .concat();
+    std::fs::write(d.join("access.log"), log).unwrap();
+    let run = audit(&d, &d.join("access.log"), &snap, &[], 60, 256);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let out = d.join("out");
+    let s = summary(&out);
+    assert_eq!(s["violations"]["disallow"], 3);
+    assert_eq!(s["violations"]["crawl-delay"], 1);
+    assert_eq!(s["window"]["first"], "1677-09-21T00:13:00Z");
+    let violations = std::fs::read_to_string(out.join("violations.csv")).unwrap();
+    assert!(violations.contains("gap 5s < 10s"), "{violations}");
+    assert!(!violations.contains("gap -"), "{violations}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("per 128 days"), "the chart's buckets");
+    assert!(html.len() < 1 << 20);
+}
+
+/// Issue 13, item 7: a W3C time past what i64 nanoseconds hold (after
+/// 2262-04-11T23:47:16.854775807Z) wrapped around to 1677; now it is a bad
+/// time, as epoch times past 2262 already were.
+#[test]
+fn a_w3c_time_in_2262_is_a_bad_time() {
+    let d = dir("w3c-2262");
+    let snap = d.join("snapshot");
+    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
+    std::fs::write(
+        snap.join("shop.example/robots.txt"),
+        "User-agent: *\nDisallow: /x\n",
+    )
+    .unwrap();
+    let log = "#Version: 1.0\n#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)\n\
+        2262-04-11 23:47:16 192.0.2.1 GET /x 200 Mozilla/5.0+(compatible;+AhrefsBot/7.0)\n\
+        2262-04-11 23:47:16.9 192.0.2.1 GET /x 200 Mozilla/5.0+(compatible;+AhrefsBot/7.0)\n\
+        2262-04-12 00:00:00 192.0.2.1 GET /x 200 Mozilla/5.0+(compatible;+AhrefsBot/7.0)\n";
+    std::fs::write(d.join("access.log"), log).unwrap();
+    let run = audit(&d, &d.join("access.log"), &snap, &[], 60, 256);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let s = summary(&d.join("out"));
+    let file = &s["inputs"]["files"][0];
+    assert_eq!(file["format"], "w3c");
+    assert_eq!(file["parsed"], 1);
+    assert_eq!(file["bad_by_reason"]["time"], 2);
+    assert_eq!(s["window"]["first"], "2262-04-11T23:47:16Z");
+    assert_eq!(s["window"]["last"], "2262-04-11T23:47:16Z");
+    assert_eq!(s["violations"]["disallow"], 1);
+}
