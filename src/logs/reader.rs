@@ -24,6 +24,11 @@ use super::{BadReason, Compiled, Format, Input, Request, detect};
 pub trait Sink: Send {
     /// Takes one parsed line.
     fn record(&mut self, request: &Request<'_>);
+
+    /// The chunk is done: nothing more will be recorded. Sinks are kept
+    /// until every chunk is read, so this is where one frees what only
+    /// the chunk needed (caches).
+    fn finish(&mut self) {}
 }
 
 /// How to read inputs.
@@ -448,6 +453,7 @@ where
             .map(|(&(start, end), mut parser)| {
                 let mut sink = make_sink();
                 let counts = parse_chunk(&data[start..end], &mut parser, &mut sink);
+                sink.finish();
                 (sink, counts)
             })
             .collect();
@@ -577,6 +583,7 @@ where
                     };
                     let mut sink = make_sink();
                     let counts = parse_chunk(&block, &mut parser, &mut sink);
+                    sink.finish();
                     results
                         .lock()
                         .expect("no worker panics")

@@ -5,6 +5,16 @@
 /// Nanoseconds in a second.
 pub const SECOND: i64 = 1_000_000_000;
 
+/// The earliest time a log line can hold: `i64::MIN` nanoseconds is the
+/// snapshot's "always" marker (`snapshot::ALWAYS`), so it is no log time.
+pub const EARLIEST: i64 = i64::MIN + 1;
+
+/// A time that fits: the nanoseconds, unless they are `i64::MIN`
+/// (a line's time is never "always").
+fn held(nanos: i64) -> Option<i64> {
+    (nanos >= EARLIEST).then_some(nanos)
+}
+
 /// Days from 1970-01-01 to the given civil date (proleptic Gregorian),
 /// after Howard Hinnant's `days_from_civil`.
 pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
@@ -168,7 +178,10 @@ pub fn parse_clf(s: &[u8]) -> Option<LogTime> {
     let nanos = civil_to_nanos(year, month, day, h, m, sec)?
         .checked_add(frac)?
         .checked_sub(off.checked_mul(SECOND)?)?;
-    Some(LogTime { nanos, resolution })
+    Some(LogTime {
+        nanos: held(nanos)?,
+        resolution,
+    })
 }
 
 /// ISO 8601 / RFC 3339: `2000-10-10T13:55:36-07:00`, `2000-10-10 13:55:36.25Z`,
@@ -204,7 +217,10 @@ pub fn parse_iso(s: &[u8]) -> Option<LogTime> {
     let nanos = civil_to_nanos(year, month, day, h, m, sec)?
         .checked_add(frac)?
         .checked_sub(off.checked_mul(SECOND)?)?;
-    Some(LogTime { nanos, resolution })
+    Some(LogTime {
+        nanos: held(nanos)?,
+        resolution,
+    })
 }
 
 /// Epoch seconds with an optional fraction: `1700000000.123` (nginx `$msec`).
@@ -251,8 +267,9 @@ pub fn parse_w3c(date: &[u8], time: &[u8]) -> Option<LogTime> {
     if 8 + used != time.len() {
         return None;
     }
+    // Past 2262 the nanoseconds do not fit: a bad time, not a wrap to 1677.
     Some(LogTime {
-        nanos: civil_to_nanos(year, month, day, h, m, sec)? + frac,
+        nanos: held(civil_to_nanos(year, month, day, h, m, sec)?.checked_add(frac)?)?,
         resolution,
     })
 }
@@ -276,7 +293,7 @@ pub fn parse_any(s: &[u8]) -> Option<LogTime> {
             _ => return None,
         };
         return Some(LogTime {
-            nanos: v.checked_mul(mult)?,
+            nanos: held(v.checked_mul(mult)?)?,
             resolution,
         });
     }
@@ -399,6 +416,28 @@ mod tests {
         assert!(parse_clf(b"11/Apr/2262:23:47:16 +0000").is_some());
         assert_eq!(parse_clf(b"11/Apr/2262:23:47:16 -1400"), None);
         assert_eq!(parse_iso(b"2262-04-11T23:47:16.9-14:00"), None);
+    }
+
+    /// Issue 13: a W3C time past 2262 wrapped around to 1677, and a time
+    /// of exactly `i64::MIN` nanoseconds meant the snapshot's "always".
+    #[test]
+    fn times_past_the_range_or_at_always_are_bad_times() {
+        assert!(parse_w3c(b"2262-04-11", b"23:47:16").is_some());
+        assert_eq!(parse_w3c(b"2262-04-11", b"23:47:16.9"), None);
+        assert_eq!(parse_w3c(b"2262-04-12", b"00:00:00"), None);
+        assert_eq!(parse_w3c(b"9999-12-31", b"23:59:59.999"), None);
+        // 1677-09-21T00:12:43.145224192Z is i64::MIN nanoseconds, reached
+        // through an offset; one nanosecond later is the earliest time.
+        assert_eq!(parse_iso(b"1677-09-21T00:13:43.145224192+00:01"), None);
+        assert_eq!(
+            parse_iso(b"1677-09-21T00:13:43.145224193+00:01")
+                .unwrap()
+                .nanos,
+            EARLIEST
+        );
+        assert_eq!(parse_clf(b"21/Sep/1677:00:13:43.145224192 +0001"), None);
+        assert_eq!(parse_any(b"1677-09-21T00:13:43.145224192+00:01"), None);
+        assert!(parse_iso(b"1700-01-01T00:00:00Z").is_some());
     }
 
     #[test]

@@ -8,8 +8,8 @@ use rayon::prelude::*;
 
 use super::state::{Fetch, LastRequest, prune};
 use super::{
-    Collector, Context, Counts, CrawlerActivity, CrawlerHit, Finding, Outcome, Referral, Violation,
-    any_verified,
+    Collector, Context, Counts, CrawlerActivity, CrawlerHit, Finding, MAX_UNKNOWN_HOSTS,
+    OTHER_HOSTS, Outcome, Referral, Violation, any_verified,
 };
 use crate::bots::Crawler;
 use crate::robots::target_path;
@@ -109,6 +109,151 @@ struct Seen {
     verified: Option<bool>,
 }
 
+/// How many crawler names a `noindex-unseen` row lists before `and N more`.
+pub(crate) const UNSEEN_NAMES: usize = 5;
+
+/// What decides which pages are `noindex-unseen` for a crawler identity:
+/// identities with one key see the same rules, so they are judged once.
+#[derive(Hash, PartialEq, Eq)]
+struct UnseenKey {
+    /// The robots.txt policy at the identity's last request ([`Policy::key`]).
+    policy: (usize, usize),
+    /// The group its tokens select ([`crate::robots::Group::key`]); none for
+    /// the complete disallow of a 5xx answer.
+    group: (usize, usize, usize),
+    /// Its meta names that some page of the host addresses, sorted: the
+    /// others match no rule.
+    names: Vec<String>,
+    /// How many page versions' starts are at or before its last request:
+    /// which version of every page is in force.
+    epoch: usize,
+}
+
+/// The `noindex-unseen` findings of a host: a URL with `noindex` for a
+/// crawler that robots.txt forbids that crawler to fetch (as of its last
+/// request), so that it can never see the `noindex`. One row per URL and
+/// (directive, rule), naming the crawlers (the first [`UNSEEN_NAMES`],
+/// sorted) and counting them: the rows are bounded by the site's pages,
+/// whatever User-Agents a log invents, and crawlers that see the same
+/// rules are judged once.
+fn noindex_unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> {
+    let snap = ctx.snapshot();
+    let Some(timeline) = snap.host(host) else {
+        return Vec::new();
+    };
+    if timeline.pages().is_empty() {
+        return Vec::new();
+    }
+    // The meta names the host's pages address, and the starts of their
+    // versions.
+    let mut scopes: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    let mut starts: Vec<i64> = Vec::new();
+    for version in timeline.pages().values().flatten() {
+        starts.push(version.from());
+        scopes.extend(version.rules().sources().iter().filter_map(|s| s.scope()));
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    // Identities by what decides for them; each key's first identity
+    // stands for all (names in order: `seen` is sorted).
+    let mut keys: HashMap<UnseenKey, usize> = HashMap::new();
+    let mut judged: Vec<(Policy<'_>, &Crawler, i64, Vec<&str>)> = Vec::new();
+    for (identity, crawler, verified, stats) in seen {
+        if *verified == Some(false) {
+            continue;
+        }
+        let Some(policy) = snap.policy_at(host, stats.last_time) else {
+            continue;
+        };
+        let group = match &policy {
+            Policy::Rules { robots, .. } => {
+                let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
+                robots.group_for(&tokens, crawler.obeys_global()).key()
+            }
+            Policy::DisallowAll { .. } => (0, 0, 0),
+            Policy::AllowAll { .. } => continue,
+        };
+        let mut names: Vec<String> = crawler
+            .meta_names()
+            .iter()
+            .map(|n| n.trim().to_ascii_lowercase())
+            .filter(|n| scopes.contains(n.as_str()))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let (tag, version) = policy.key();
+        let key = UnseenKey {
+            policy: (tag, version as usize),
+            group,
+            names,
+            epoch: starts.partition_point(|&f| f <= stats.last_time),
+        };
+        let next = judged.len();
+        let k = *keys.entry(key).or_insert(next);
+        if k == next {
+            judged.push((policy, &**crawler, stats.last_time, Vec::new()));
+        }
+        judged[k].3.push(identity.as_ref());
+    }
+    // (URL, detail) to the keys it holds for.
+    let mut rows: BTreeMap<(&str, String), Vec<usize>> = BTreeMap::new();
+    for (k, (policy, crawler, last_time, _)) in judged.iter().enumerate() {
+        let names: Vec<&str> = crawler.meta_names().iter().map(String::as_str).collect();
+        let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
+        let group = match policy {
+            Policy::Rules { robots, .. } => Some(robots.group_for(&tokens, crawler.obeys_global())),
+            _ => None,
+        };
+        for (url, versions) in timeline.pages() {
+            let i = versions.partition_point(|v| v.from() <= *last_time);
+            let Some(page) = i.checked_sub(1).map(|i| &versions[i]) else {
+                continue;
+            };
+            let eff = page.rules().effective(&names);
+            let Some(noindex) = eff.get("noindex") else {
+                continue;
+            };
+            let blocked_by = match &group {
+                Some(group) => {
+                    let verdict = group.check(url.as_bytes());
+                    if verdict.allowed() {
+                        continue;
+                    }
+                    verdict.rule().map(|r| r.to_string()).unwrap_or_default()
+                }
+                None => "robots.txt 5xx".to_string(),
+            };
+            let detail = format!(
+                "{noindex} cannot be seen: robots.txt forbids fetching the page ({blocked_by})"
+            );
+            rows.entry((url.as_str(), detail)).or_default().push(k);
+        }
+    }
+    rows.into_iter()
+        .map(|((url, detail), ks)| {
+            let count: usize = ks.iter().map(|&k| judged[k].3.len()).sum();
+            let mut first: Vec<&str> = ks
+                .iter()
+                .flat_map(|&k| judged[k].3.iter().take(UNSEEN_NAMES).copied())
+                .collect();
+            first.sort_unstable();
+            first.truncate(UNSEEN_NAMES);
+            let mut crawler = first.join(", ");
+            if count > first.len() {
+                crawler.push_str(&format!(" and {} more", count - first.len()));
+            }
+            Finding {
+                kind: "noindex-unseen",
+                host: host.to_string(),
+                crawler,
+                url: url.to_string(),
+                count: count as u64,
+                detail,
+            }
+        })
+        .collect()
+}
+
 fn judge_host(
     ctx: &Context,
     host: &str,
@@ -167,7 +312,7 @@ fn judge_host(
         });
         stats.verified = any_verified(stats.verified, hit.verified);
         let policies = if judged_host {
-            snap.policies_during(host, t - settings.robots_cache_grace, t)
+            snap.policies_during(host, t.saturating_sub(settings.robots_cache_grace), t)
         } else {
             Vec::new()
         };
@@ -194,7 +339,7 @@ fn judge_host(
             robots_version: version,
             detail,
         };
-        let reaches_unknown = t - settings.robots_cache_grace < first_known;
+        let reaches_unknown = t.saturating_sub(settings.robots_cache_grace) < first_known;
         if judged && !robots_txt && !reaches_unknown {
             let disallowed_everywhere = policies.iter().all(|p| {
                 let paths = decisions
@@ -258,8 +403,10 @@ fn judge_host(
         let stats = &mut seen.get_mut(&identity).expect("entered above").3;
         if judged && !reaches_unknown {
             if let Some((prev, prev_res)) = stats.last {
-                let gap = t - prev;
-                let resolution = hit.resolution.max(prev_res);
+                // In i128: two requests centuries apart (a log dated 1700
+                // and 2026) overflow an i64 difference.
+                let gap = (i128::from(t) - i128::from(prev)) as f64;
+                let resolution = i128::from(hit.resolution.max(prev_res)) as f64;
                 // The smallest delay among the cached versions; none when a
                 // version asks for none.
                 let smallest = policies.iter().try_fold(f64::INFINITY, |min, p| {
@@ -270,7 +417,7 @@ fn judge_host(
                     seconds.map(|s| min.min(s))
                 });
                 if let Some(smallest) = smallest {
-                    if ((gap + resolution) as f64) < smallest * 1e9 {
+                    if gap + resolution < smallest * 1e9 {
                         let now = snap.policy_at(host, t);
                         let (rule, line) = now
                             .as_ref()
@@ -281,7 +428,7 @@ fn judge_host(
                             rule,
                             line,
                             now.map(|p| p.version().name().to_string()),
-                            format!("gap {} < {}", seconds(gap as f64), seconds(smallest * 1e9)),
+                            format!("gap {} < {}", seconds(gap), seconds(smallest * 1e9)),
                         ));
                     }
                 }
@@ -324,7 +471,7 @@ fn judge_host(
             continue;
         };
         let index = engine.index();
-        let deadline = referral.time - settings.index_grace;
+        let deadline = referral.time.saturating_sub(settings.index_grace);
         let url = path_of(&referral.target);
         for crawler in ctx
             .catalogue()
@@ -436,49 +583,9 @@ fn judge_host(
                 ),
             });
         }
-        if *verified == Some(false) || !judged_host {
-            continue;
-        }
-        // noindex the crawler can never see: robots.txt forbids fetching it.
-        let Some(policy) = snap.policy_at(host, stats.last_time) else {
-            continue;
-        };
-        let names: Vec<&str> = crawler.meta_names().iter().map(String::as_str).collect();
-        if let Some(timeline) = snap.host(host) {
-            for url in timeline.pages().keys() {
-                let Some(page) = snap.page_at(host, url, stats.last_time) else {
-                    continue;
-                };
-                let eff = page.rules().effective(&names);
-                if let Some(noindex) = eff.get("noindex") {
-                    if !allowed(&policy, crawler, url) {
-                        let blocked_by = match &policy {
-                            Policy::Rules { robots, .. } => {
-                                let tokens: Vec<&str> =
-                                    crawler.tokens().iter().map(String::as_str).collect();
-                                robots
-                                    .group_for(&tokens, crawler.obeys_global())
-                                    .check(url.as_bytes())
-                                    .rule()
-                                    .map(|r| r.to_string())
-                            }
-                            _ => Some("robots.txt 5xx".to_string()),
-                        };
-                        out.findings.push(Finding {
-                            kind: "noindex-unseen",
-                            host: host.to_string(),
-                            crawler: crawler.name().to_string(),
-                            url: url.clone(),
-                            count: 1,
-                            detail: format!(
-                                "{noindex} cannot be seen: robots.txt forbids fetching the page ({})",
-                                blocked_by.unwrap_or_default()
-                            ),
-                        });
-                    }
-                }
-            }
-        }
+    }
+    if judged_host {
+        out.findings.extend(noindex_unseen(ctx, host, &seen));
     }
 
     // The report's per-crawler rows.
@@ -533,7 +640,14 @@ fn judge_host(
 pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     let mut counts = Counts::default();
     let mut by_host: BTreeMap<Arc<str>, (Vec<CrawlerHit>, Vec<Referral>)> = BTreeMap::new();
-    let mut per_host: BTreeMap<Arc<str>, u64> = BTreeMap::new();
+    // The unknown hosts of the chunks done, and of those not (a caller
+    // that did not call `finish`).
+    let mut unknown_hosts = std::mem::take(
+        &mut *ctx
+            .unknown_hosts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
     for c in collectors {
         counts.add(&c.counts);
         for hit in c.hits {
@@ -542,9 +656,7 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         for r in c.referrals {
             by_host.entry(r.host.clone()).or_default().1.push(r);
         }
-        for (h, n) in c.per_host {
-            *per_host.entry(h).or_insert(0) += n;
-        }
+        unknown_hosts.merge(c.unknown_hosts);
     }
     let results: Vec<HostResult> = by_host
         .into_par_iter()
@@ -595,17 +707,28 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
             }
         }
     }
-    for (host, n) in per_host {
-        if snap.host(&host).is_none() {
-            outcome.findings.push(Finding {
-                kind: "unknown-host",
-                host: host.to_string(),
-                crawler: String::new(),
-                url: String::new(),
-                count: n,
-                detail: format!("{n} requests for a host the snapshot does not describe"),
-            });
-        }
+    for (host, n) in unknown_hosts.named {
+        outcome.findings.push(Finding {
+            kind: "unknown-host",
+            host: host.to_string(),
+            crawler: String::new(),
+            url: String::new(),
+            count: n,
+            detail: format!("{n} requests for a host the snapshot does not describe"),
+        });
+    }
+    if unknown_hosts.other > 0 {
+        let n = unknown_hosts.other;
+        outcome.findings.push(Finding {
+            kind: "unknown-host",
+            host: OTHER_HOSTS.to_string(),
+            crawler: String::new(),
+            url: String::new(),
+            count: n,
+            detail: format!(
+                "{n} requests for other hosts the snapshot does not describe (the first {MAX_UNKNOWN_HOSTS} in byte order are named)"
+            ),
+        });
     }
     super::sort_rows(&mut outcome.violations, &mut outcome.findings);
     outcome

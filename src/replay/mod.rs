@@ -35,7 +35,8 @@ mod judge;
 mod state;
 
 use foldhash::{HashMap, HashMapExt};
-use std::sync::{Arc, RwLock};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::bots::{Catalogue, Crawler, IpRanges};
 use crate::logs::{Request, Sink};
@@ -88,6 +89,65 @@ impl Default for Settings {
 /// User-Agent to crawler (`None`: a person).
 type IdentityCache = HashMap<Box<[u8]>, Option<Arc<Crawler>>>;
 
+/// The most User-Agents whose identification the run caches (shared by
+/// all chunks); past it, a User-Agent not cached is identified each time.
+pub const MAX_CACHED_USER_AGENTS: usize = 65_536;
+
+/// The most entries of a chunk's own caches (User-Agents, Host values);
+/// a full cache is emptied, and both are freed when the chunk is done.
+const CHUNK_CACHE: usize = 4_096;
+
+/// The most hosts the snapshot does not describe that `unknown-host`
+/// findings name; the requests for the others are one `(other hosts)` row.
+pub const MAX_UNKNOWN_HOSTS: usize = 10_000;
+
+/// The `host` of the `unknown-host` row that adds up the hosts past
+/// [`MAX_UNKNOWN_HOSTS`].
+pub const OTHER_HOSTS: &str = "(other hosts)";
+
+/// Requests for hosts the snapshot does not describe: the first
+/// [`MAX_UNKNOWN_HOSTS`] host names in byte order with their exact counts,
+/// and the requests for all the others. Which hosts are named does not
+/// depend on the order requests come in, so chunks and threads can add
+/// theirs up in any order: a host among the first names of all is among
+/// the first names of every part, so its count is whole.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct UnknownHosts {
+    pub(crate) named: BTreeMap<Arc<str>, u64>,
+    pub(crate) other: u64,
+}
+
+impl UnknownHosts {
+    /// Counts `n` requests for `host`.
+    pub(crate) fn add(&mut self, host: &Arc<str>, n: u64) {
+        if let Some(count) = self.named.get_mut(host) {
+            *count += n;
+            return;
+        }
+        if self.named.len() >= MAX_UNKNOWN_HOSTS {
+            match self.named.last_key_value() {
+                Some((last, _)) if host < last => {
+                    let (_, evicted) = self.named.pop_last().expect("not empty");
+                    self.other += evicted;
+                }
+                _ => {
+                    self.other += n;
+                    return;
+                }
+            }
+        }
+        self.named.insert(host.clone(), n);
+    }
+
+    /// Adds another part's counts.
+    pub(crate) fn merge(&mut self, o: UnknownHosts) {
+        for (host, n) in &o.named {
+            self.add(host, *n);
+        }
+        self.other += o.other;
+    }
+}
+
 /// Everything the replay reads, shared by all collectors.
 #[derive(Debug)]
 pub struct Context {
@@ -97,8 +157,11 @@ pub struct Context {
     settings: Settings,
     default_host: Option<String>,
     /// Identification results shared by all chunks: a User-Agent is
-    /// identified once per run, not once per chunk.
+    /// identified once per run, not once per chunk (up to
+    /// [`MAX_CACHED_USER_AGENTS`]).
     identified: RwLock<IdentityCache>,
+    /// The unknown hosts of the chunks done ([`Sink::finish`]).
+    unknown_hosts: Mutex<UnknownHosts>,
     /// Compiled referrer host patterns: (regex, engine id).
     referrers: Vec<(regex::Regex, String)>,
     /// What the previous run carried over (`--state`).
@@ -140,6 +203,7 @@ impl Context {
             settings,
             default_host,
             identified: RwLock::new(HashMap::new()),
+            unknown_hosts: Mutex::new(UnknownHosts::default()),
             referrers,
             state: None,
         }
@@ -179,10 +243,19 @@ impl Context {
     }
 
     fn identify_shared(&self, ua: &[u8]) -> Option<Arc<Crawler>> {
-        if let Some(hit) = self.identified.read().ok().and_then(|m| m.get(ua).cloned()) {
-            return hit;
-        }
+        let full = match self.identified.read() {
+            Ok(map) => match map.get(ua) {
+                Some(hit) => return hit.clone(),
+                None => map.len() >= MAX_CACHED_USER_AGENTS,
+            },
+            Err(_) => true,
+        };
         let found = self.catalogue.identify(ua);
+        if full {
+            // Crawlers are one identity by name, so an answer not cached
+            // is the same crawler as a cached one.
+            return found;
+        }
         if let Ok(mut map) = self.identified.write() {
             // Keep the first answer if another thread was quicker, so that
             // one User-Agent is one identity everywhere.
@@ -321,12 +394,14 @@ impl Counts {
 pub struct Collector<'c> {
     ctx: &'c Context,
     local: IdentityCache,
-    hosts: HashMap<Box<[u8]>, Arc<str>>,
+    /// Host values as logged to the host, and whether the snapshot
+    /// describes it.
+    hosts: HashMap<Box<[u8]>, (Arc<str>, bool)>,
     pub(crate) hits: Vec<CrawlerHit>,
     pub(crate) referrals: Vec<Referral>,
-    /// Requests per host (all classes), to report hosts the snapshot does
-    /// not describe.
-    pub(crate) per_host: HashMap<Arc<str>, u64>,
+    /// Requests (all classes) for hosts the snapshot does not describe,
+    /// until the chunk is done.
+    pub(crate) unknown_hosts: UnknownHosts,
     pub(crate) counts: Counts,
 }
 
@@ -339,7 +414,7 @@ impl<'c> Collector<'c> {
             hosts: HashMap::new(),
             hits: Vec::new(),
             referrals: Vec::new(),
-            per_host: HashMap::new(),
+            unknown_hosts: UnknownHosts::default(),
             counts: Counts::default(),
         }
     }
@@ -354,36 +429,42 @@ impl<'c> Collector<'c> {
             return hit.clone();
         }
         let found = self.ctx.identify_shared(ua);
+        if self.local.len() >= CHUNK_CACHE {
+            self.local.clear();
+        }
         self.local.insert(ua.into(), found.clone());
         found
     }
 
-    fn host(&mut self, request: &Request<'_>) -> Option<Arc<str>> {
-        match request.host() {
-            Some(raw) => {
-                if let Some(h) = self.hosts.get(raw) {
-                    return Some(h.clone());
-                }
-                let h: Arc<str> = normalize_host(&String::from_utf8_lossy(raw)).into();
-                self.hosts.insert(raw.into(), h.clone());
-                Some(h)
-            }
-            None => {
-                let d = self.ctx.default_host.as_deref()?;
-                if let Some(h) = self.hosts.get(&b""[..]) {
-                    return Some(h.clone());
-                }
-                let h: Arc<str> = d.into();
-                self.hosts.insert(Box::from(&b""[..]), h.clone());
-                Some(h)
-            }
+    /// The request's host (normalized), and whether the snapshot
+    /// describes it.
+    fn host(&mut self, request: &Request<'_>) -> Option<(Arc<str>, bool)> {
+        // Lines without a host are cached under the empty value.
+        let (raw, default) = match request.host() {
+            Some(raw) => (raw, None),
+            None => (&b""[..], Some(self.ctx.default_host.as_deref()?)),
+        };
+        if let Some(h) = self.hosts.get(raw) {
+            return Some(h.clone());
         }
+        let h: Arc<str> = match default {
+            Some(d) => d.into(),
+            None => normalize_host(&String::from_utf8_lossy(raw)).into(),
+        };
+        let known = self.ctx.snapshot.host(&h).is_some();
+        if self.hosts.len() >= CHUNK_CACHE {
+            self.hosts.clear();
+        }
+        self.hosts.insert(raw.into(), (h.clone(), known));
+        Some((h, known))
     }
 }
 
 impl Sink for Collector<'_> {
     fn record(&mut self, request: &Request<'_>) {
         let host = self.host(request);
+        let known = host.as_ref().is_some_and(|h| h.1);
+        let host = host.map(|h| h.0);
         if let Some(shard) = self.ctx.settings.shard {
             if !shard.owns(host.as_deref()) {
                 return;
@@ -404,7 +485,9 @@ impl Sink for Collector<'_> {
             self.counts.no_host += 1;
             return;
         };
-        *self.per_host.entry(host.clone()).or_insert(0) += 1;
+        if !known {
+            self.unknown_hosts.add(&host, 1);
+        }
         let target = String::from_utf8_lossy(request.target());
         match self.identify(request.user_agent()) {
             Some(crawler) => {
@@ -440,6 +523,22 @@ impl Sink for Collector<'_> {
                     });
                 }
             }
+        }
+    }
+
+    /// Frees the chunk's caches and hands its unknown hosts to the run, so
+    /// that a collector kept until the replay holds only its evidence.
+    fn finish(&mut self) {
+        self.local = HashMap::new();
+        self.hosts = HashMap::new();
+        let unknown = std::mem::take(&mut self.unknown_hosts);
+        if unknown != UnknownHosts::default() {
+            let mut all = self
+                .ctx
+                .unknown_hosts
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            all.merge(unknown);
         }
     }
 }
@@ -505,11 +604,14 @@ pub struct Finding {
     pub kind: &'static str,
     /// The site.
     pub host: String,
-    /// The crawler identity, empty when none applies.
+    /// The crawler identity, empty when none applies; for
+    /// `noindex-unseen`, the crawlers' names, sorted, the first five then
+    /// `and N more`.
     pub crawler: String,
     /// The URL, empty when none applies.
     pub url: String,
-    /// How many requests (or lines) it covers.
+    /// How many requests (or lines) it covers; for `noindex-unseen`, how
+    /// many crawler identities.
     pub count: u64,
     /// What was seen.
     pub detail: String,

@@ -279,6 +279,58 @@ fn crawl_delay_gaps_with_resolution() {
     );
 }
 
+/// Issue 13: a gap of 326 years overflowed the crawl-delay arithmetic
+/// (`gap -8132916873.71s < 10s`), and a request near the earliest time
+/// overflowed `t - grace`.
+#[test]
+fn times_centuries_apart_or_at_the_earliest_do_not_overflow() {
+    let c = ctx(snapshot(
+        "centuries",
+        &[(
+            "shop.example/robots.txt",
+            "User-agent: *\nCrawl-delay: 10\nDisallow: /x\n",
+        )],
+    ));
+    let at = |date: &str, target: &str, ua: &str, referer: &str| {
+        format!(
+            "192.0.2.1 - - [{date} +0000] \"GET {target} HTTP/1.1\" 200 100 \"{referer}\" \"{ua}\""
+        )
+    };
+    let o = run(
+        &c,
+        &[
+            at("21/Sep/1677:00:13:00", "/x", AHREFS, "-"),
+            at("01/Jan/1700:00:00:00", "/a", AHREFS, "-"),
+            at("01/Nov/2026:10:00:00", "/b", AHREFS, "-"),
+            at("01/Nov/2026:10:00:05", "/c", AHREFS, "-"),
+            at(
+                "21/Sep/1677:00:13:00",
+                "/a",
+                BROWSER,
+                "https://www.google.com/",
+            ),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [
+            (
+                "1677-09-21T00:13:00Z".into(),
+                "disallow",
+                "AhrefsBot".into(),
+                "/x".into()
+            ),
+            (
+                "2026-11-01T10:00:05Z".into(),
+                "crawl-delay",
+                "AhrefsBot".into(),
+                "/c".into()
+            )
+        ]
+    );
+    assert_eq!(o.violations[1].detail, "gap 5s < 10s");
+}
+
 #[test]
 fn user_agents_of_one_identity_are_one_crawler() {
     // Two python-requests versions: two User-Agent strings, two heuristic
@@ -731,6 +783,98 @@ fn findings_no_robots_fetch_unseen_noindex_noindex_lines_unknown_hosts() {
     assert_eq!(o.counts.unjudged, 1, "the other.example crawler request");
 }
 
+/// Issue 13: one `noindex-unseen` row per crawler and page let a log of
+/// invented User-Agents write millions of rows. Now one row per URL and
+/// (directive, rule), with the crawlers named (five, then `and N more`)
+/// and counted.
+#[test]
+fn noindex_unseen_is_one_row_per_url_and_rule_whatever_the_user_agents() {
+    let c = ctx(snapshot(
+        "unseen-rows",
+        &[
+            (
+                "shop.example/robots.txt",
+                "User-agent: *\nDisallow: /private/\n\nUser-agent: AhrefsBot\nDisallow: /private/\n",
+            ),
+            (
+                "shop.example/pages.jsonl",
+                concat!(
+                    "{\"url\": \"/private/a\", \"x_robots_tag\": [\"noindex\"]}\n",
+                    "{\"url\": \"/private/b\", \"meta\": [{\"name\": \"fakebot\", \"content\": \"noindex\"}]}\n",
+                    "{\"url\": \"/public\", \"x_robots_tag\": [\"noindex\"]}\n",
+                ),
+            ),
+        ],
+    ));
+    // Seven invented bots, each its own identity (`FakeBot0`...), whose
+    // robots token and meta name are `fakebot`; and AhrefsBot, with a group
+    // of its own.
+    let mut lines: Vec<String> = (0..7)
+        .map(|i| {
+            line(
+                "192.0.2.1",
+                1,
+                "10:00:00",
+                "/x",
+                200,
+                "-",
+                &format!("Mozilla/5.0 (compatible; FakeBot{i}/1.0)"),
+            )
+        })
+        .collect();
+    lines.push(line("192.0.2.1", 1, "10:00:00", "/x", 200, "-", AHREFS));
+    let o = run(&c, &lines);
+    let unseen: Vec<(&str, &str, u64, &str)> = o
+        .findings
+        .iter()
+        .filter(|f| f.kind == "noindex-unseen")
+        .map(|f| {
+            (
+                f.crawler.as_str(),
+                f.url.as_str(),
+                f.count,
+                f.detail.as_str(),
+            )
+        })
+        .collect();
+    let why = |rule: &str| {
+        format!(
+            "X-Robots-Tag: noindex cannot be seen: robots.txt forbids fetching the page ({rule})"
+        )
+    };
+    assert_eq!(
+        unseen,
+        [
+            (
+                "AhrefsBot",
+                "/private/a",
+                1,
+                why("5: Disallow: /private/").as_str()
+            ),
+            (
+                "FakeBot0, FakeBot1, FakeBot2, FakeBot3, FakeBot4 and 2 more",
+                "/private/a",
+                7,
+                why("2: Disallow: /private/").as_str()
+            ),
+            (
+                "FakeBot0, FakeBot1, FakeBot2, FakeBot3, FakeBot4 and 2 more",
+                "/private/b",
+                7,
+                "meta fakebot: noindex cannot be seen: robots.txt forbids fetching the page (2: Disallow: /private/)"
+            ),
+        ]
+    );
+    // The total is still one per crawler and page.
+    let total: u64 = o
+        .findings
+        .iter()
+        .filter(|f| f.kind == "noindex-unseen")
+        .map(|f| f.count)
+        .sum();
+    assert_eq!(total, 15);
+}
+
 #[test]
 fn window_site_and_counts() {
     let snap = snapshot(
@@ -768,4 +912,76 @@ fn window_site_and_counts() {
         ),
         (4, 2, 1, 1)
     );
+}
+
+/// Issue 13: the identification caches grew with every distinct
+/// User-Agent, people's too, and each chunk kept its own copy until the
+/// replay.
+#[test]
+fn identification_caches_are_bounded_and_freed_when_a_chunk_is_done() {
+    let c = ctx(snapshot(
+        "caches",
+        &[("shop.example/robots.txt", "User-agent: *\nDisallow: /x\n")],
+    ));
+    let format = Format::Combined.compile().unwrap();
+    let mut collector = Collector::new(&c);
+    let n = MAX_CACHED_USER_AGENTS + 1_000;
+    for i in 0..n {
+        let l = line(
+            "192.0.2.1",
+            1,
+            "10:00:00",
+            "/a",
+            200,
+            "-",
+            &format!("{BROWSER} Visitor/{i}"),
+        );
+        collector.record(&parse_line(&format, l.as_bytes()).unwrap());
+    }
+    let l = line("192.0.2.1", 1, "10:00:00", "/x", 200, "-", AHREFS);
+    collector.record(&parse_line(&format, l.as_bytes()).unwrap());
+    assert_eq!(c.identified.read().unwrap().len(), MAX_CACHED_USER_AGENTS);
+    assert!(collector.local.len() <= CHUNK_CACHE);
+    collector.finish();
+    assert!(collector.local.is_empty() && collector.hosts.is_empty());
+    let o = replay(&c, vec![collector]);
+    assert_eq!(o.counts.human, n as u64);
+    // Past the cap, crawlers are still identified (and judged).
+    assert_eq!(kinds(&o).len(), 1);
+}
+
+/// Issue 13: one `unknown-host` entry per invented Host header. The first
+/// [`MAX_UNKNOWN_HOSTS`] names in byte order are kept with exact counts,
+/// whatever order the parts come in, and the rest are added up.
+#[test]
+fn unknown_hosts_keep_the_first_names_in_byte_order_with_exact_counts() {
+    let hosts: Vec<Arc<str>> = (0..MAX_UNKNOWN_HOSTS + 500)
+        .map(|i| format!("h{i:06}.example").into())
+        .collect();
+    let mut forward = UnknownHosts::default();
+    for h in &hosts {
+        forward.add(h, 2);
+    }
+    // The same requests in another order, in three parts.
+    let mut parts = [
+        UnknownHosts::default(),
+        UnknownHosts::default(),
+        UnknownHosts::default(),
+    ];
+    for (i, h) in hosts.iter().enumerate().rev() {
+        parts[i % 3].add(h, 1);
+        parts[(i + 1) % 3].add(h, 1);
+    }
+    let mut merged = UnknownHosts::default();
+    for p in parts.into_iter().rev() {
+        merged.merge(p);
+    }
+    assert_eq!(forward, merged);
+    assert_eq!(forward.named.len(), MAX_UNKNOWN_HOSTS);
+    assert_eq!(
+        forward.named.keys().last().unwrap().as_ref(),
+        "h009999.example"
+    );
+    assert!(forward.named.values().all(|&n| n == 2));
+    assert_eq!(forward.other, 1_000);
 }

@@ -74,19 +74,36 @@ const COLORS: [&str; 8] = [
     "#d92d20", "#1570ef", "#dc6803", "#039855", "#7a5af8", "#e31b54", "#0e9384", "#475467",
 ];
 
+/// The most rows of the crawlers table the page shows (all are in
+/// `crawlers.csv`).
+const MAX_CRAWLER_ROWS: usize = 200;
+
+/// The most findings of one kind the page shows (all are in
+/// `findings.csv`).
+const MAX_FINDING_ROWS: usize = 100;
+
+/// The most buckets the chart draws: violations spread over more days than
+/// this are counted in buckets of several days.
+const MAX_BUCKETS: i128 = 1000;
+
 /// Violations over time for the crawlers with the most, as an SVG line
 /// chart: hourly buckets when the violations span under four days, else
-/// daily.
+/// daily, or of several days when they span over [`MAX_BUCKETS`] days.
+/// Times are subtracted in i128: two violations centuries apart (1700 and
+/// 2026) do not fit an i64 difference.
 fn chart(violations: &[Violation], crawlers: &[String]) -> String {
     let times: Vec<i64> = violations.iter().map(|v| v.time).collect();
     let (Some(&min), Some(&max)) = (times.iter().min(), times.iter().max()) else {
         return "<p class=muted>No violations.</p>".to_string();
     };
-    const HOUR: i64 = 3_600_000_000_000;
+    const HOUR: i128 = 3_600_000_000_000;
+    const DAY: i128 = 24 * HOUR;
+    let (min, max) = (i128::from(min), i128::from(max));
     let bucket = if max - min < 96 * HOUR {
         HOUR
     } else {
-        24 * HOUR
+        let days = (max - min) / DAY + 1;
+        DAY * ((days + MAX_BUCKETS - 1) / MAX_BUCKETS)
     };
     let start = min - min.rem_euclid(bucket);
     let n = ((max - start) / bucket + 1) as usize;
@@ -96,7 +113,7 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
         .collect();
     for v in violations {
         if let Some(s) = series.get_mut(v.crawler.as_str()) {
-            s[((v.time - start) / bucket) as usize] += 1;
+            s[((i128::from(v.time) - start) / bucket) as usize] += 1;
         }
     }
     let peak = series
@@ -129,12 +146,13 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
             y0 = y(v)
         );
     }
-    let label = |t: i64| {
-        let s = format_time(t);
+    let label = |t: i128| {
+        let s =
+            jiff::Timestamp::from_nanosecond(t).map_or_else(|_| t.to_string(), |ts| ts.to_string());
         if bucket == HOUR {
-            s[5..16].replace('T', " ")
+            s.get(5..16).unwrap_or(&s).replace('T', " ")
         } else {
-            s[..10].to_string()
+            s.get(..10).unwrap_or(&s).to_string()
         }
     };
     // The first label starts at the axis, the last ends at the edge.
@@ -148,7 +166,7 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
             "<text x=\"{:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"{anchor}\" fill=\"#8a93a3\">{}</text>",
             x(i),
             h - 8.0,
-            esc(&label(start + i as i64 * bucket))
+            esc(&label(start + i as i128 * bucket))
         );
     }
     for (k, name) in crawlers.iter().enumerate() {
@@ -174,11 +192,12 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
             esc(name)
         );
     }
-    let _ = write!(
-        svg,
-        "<span class=muted>per {}</span></p>",
-        if bucket == HOUR { "hour" } else { "day" }
-    );
+    let per = match bucket / DAY {
+        _ if bucket == HOUR => "hour".to_string(),
+        1 => "day".to_string(),
+        days => format!("{days} days"),
+    };
+    let _ = write!(svg, "<span class=muted>per {per}</span></p>");
     svg
 }
 
@@ -266,7 +285,7 @@ pub fn render(
         let _ = write!(h, "<th>{heading}</th>");
     }
     h.push_str("<th>first seen</th><th>last seen</th></tr>");
-    for i in 0..c.height() {
+    for i in 0..c.height().min(MAX_CRAWLER_ROWS) {
         let name = cell(c, "crawler", i);
         let verified = match cell(c, "verified", i).as_str() {
             "yes" => "<span class=ok>verified</span>".to_string(),
@@ -287,6 +306,14 @@ pub fn render(
             "<td class=t>{}</td><td class=t>{}</td></tr>",
             esc(&cell(c, "first_seen", i)),
             esc(&cell(c, "last_seen", i))
+        );
+    }
+    if c.height() > MAX_CRAWLER_ROWS {
+        let _ = write!(
+            h,
+            "<tr><td colspan={} class=muted>and {} more crawlers: see crawlers.csv</td></tr>",
+            NUMBERS.len() + 5,
+            c.height() - MAX_CRAWLER_ROWS
         );
     }
     h.push_str("</table></div>");
@@ -332,11 +359,32 @@ pub fn render(
 
     let f = &report.findings;
     h.push_str("<h2>Findings</h2><table><tr><th>kind</th><th>host</th><th>crawler</th><th>url</th><th>count</th><th>detail</th></tr>");
+    // Rows are sorted by kind: each kind shows its first rows, then how
+    // many more there are.
+    let mut shown = 0;
     for i in 0..f.height() {
+        let kind = cell(f, "kind", i);
+        shown = if i > 0 && cell(f, "kind", i - 1) == kind {
+            shown + 1
+        } else {
+            1
+        };
+        if shown > MAX_FINDING_ROWS {
+            let last = i + 1 == f.height() || cell(f, "kind", i + 1) != kind;
+            if last {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td colspan=5 class=muted>and {} more: see findings.csv</td></tr>",
+                    esc(&kind),
+                    shown - MAX_FINDING_ROWS
+                );
+            }
+            continue;
+        }
         let _ = write!(
             h,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td>{}</td></tr>",
-            esc(&cell(f, "kind", i)),
+            esc(&kind),
             esc(&cell(f, "host", i)),
             esc(&cell(f, "crawler", i)),
             code(&cell(f, "url", i)),
@@ -380,7 +428,67 @@ pub fn render(
 
 #[cfg(test)]
 mod tests {
-    use super::esc;
+    use super::{chart, esc};
+    use crate::replay::Violation;
+
+    fn violation(time: &str) -> Violation {
+        let ts: jiff::Timestamp = time.parse().unwrap();
+        Violation {
+            time: i64::try_from(ts.as_nanosecond()).unwrap(),
+            host: "shop.example".into(),
+            crawler: "AhrefsBot".into(),
+            verified: None,
+            client_ip: "192.0.2.1".into(),
+            kind: "disallow",
+            method: "GET".into(),
+            url: "/x".into(),
+            status: 200,
+            rule: "Disallow: /x".into(),
+            rule_line: Some(2),
+            robots_version: None,
+            detail: String::new(),
+        }
+    }
+
+    /// Issue 13: violations dated 1700 and 2026 overflowed the chart's
+    /// span (`capacity overflow`); centuries are drawn in buckets of
+    /// several days, never more than a thousand or so.
+    #[test]
+    fn a_chart_over_centuries_has_a_bounded_number_of_buckets() {
+        let crawlers = ["AhrefsBot".to_string()];
+        let v = [
+            violation("1700-01-01T00:00:00Z"),
+            violation("2026-11-01T10:00:00Z"),
+            violation("2026-11-01T11:00:00Z"),
+        ];
+        let svg = chart(&v, &crawlers);
+        assert!(svg.contains("per 120 days"), "{svg}");
+        assert!(
+            svg.contains(">1700-01-01<") || svg.contains(">1699-"),
+            "{svg}"
+        );
+        let points = svg
+            .split("points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        let n = points.split(' ').count();
+        assert!((900..=1001).contains(&n), "{n} buckets");
+        assert!(svg.len() < 100_000, "{} bytes", svg.len());
+        // A week is still drawn per day, a day per hour.
+        let week = [
+            violation("2026-11-01T00:00:00Z"),
+            violation("2026-11-08T00:00:00Z"),
+        ];
+        assert!(chart(&week, &crawlers).contains("per day"));
+        let day = [
+            violation("2026-11-01T00:00:00Z"),
+            violation("2026-11-01T23:00:00Z"),
+        ];
+        assert!(chart(&day, &crawlers).contains("per hour"));
+    }
 
     #[test]
     fn escaping() {

@@ -459,6 +459,16 @@ impl<'r> Verdict<'r> {
 }
 
 impl<'r> Group<'r> {
+    /// What decides its verdicts: the file and the blocks chosen. Groups
+    /// with one key answer every path alike, whatever crawler chose them.
+    pub(crate) fn key(&self) -> (usize, usize, usize) {
+        (
+            std::ptr::from_ref(self.robots) as usize,
+            self.blocks.as_ptr() as usize,
+            self.blocks.len(),
+        )
+    }
+
     /// Which groups were chosen.
     pub fn selection(&self) -> &Selection {
         &self.selection

@@ -279,8 +279,8 @@ pub(crate) fn load_pages_from(
                         format!("\"from\": {t:?} is not an RFC 3339 time ({e})"),
                     )
                 })?;
-                i64::try_from(ts.as_nanosecond())
-                    .map_err(|_| SnapshotError::new(path, at(), "\"from\" is out of range"))?
+                super::instant(ts)
+                    .ok_or_else(|| SnapshotError::new(path, at(), "\"from\" is out of range"))?
             }
             None => ALWAYS,
         };

@@ -225,7 +225,8 @@ impl Policy<'_> {
         }
     }
 
-    fn key(&self) -> (usize, *const RobotsVersion) {
+    /// Its kind and version: policies with one key are one policy.
+    pub(crate) fn key(&self) -> (usize, *const RobotsVersion) {
         let tag = match self {
             Policy::Rules { .. } => 0,
             Policy::AllowAll { .. } => 1,
@@ -624,8 +625,15 @@ pub(crate) fn parse_file_time(stem: &str) -> Option<i64> {
         fixed[16] = b':';
     }
     let text = String::from_utf8(fixed).ok()?;
-    let ts: jiff::Timestamp = text.parse().ok()?;
-    i64::try_from(ts.as_nanosecond()).ok()
+    instant(text.parse().ok()?)
+}
+
+/// A snapshot time in UTC nanoseconds, when it fits an `i64` and is not
+/// [`ALWAYS`] (which only a version without a time means).
+pub(crate) fn instant(ts: jiff::Timestamp) -> Option<i64> {
+    i64::try_from(ts.as_nanosecond())
+        .ok()
+        .filter(|&t| t != ALWAYS)
 }
 
 /// Formats UTC nanoseconds as RFC 3339 (`ALWAYS` as `-`).

@@ -368,3 +368,28 @@ fn file_times() {
         "2026-11-01T00:00:00Z"
     );
 }
+
+/// Issue 13: a page version from exactly `i64::MIN` nanoseconds would have
+/// been read as one without a time ("always").
+#[test]
+fn a_time_at_the_always_marker_is_out_of_range() {
+    let mut s = Snapshot::default();
+    let e = s
+        .read_pages(
+            "a.example",
+            Path::new("pages.jsonl"),
+            &b"{\"url\": \"/a\", \"from\": \"1677-09-21T00:12:43.145224192Z\"}\n"[..],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 1") && e.contains("out of range"), "{e}");
+    s.read_pages(
+        "a.example",
+        Path::new("pages.jsonl"),
+        &b"{\"url\": \"/a\", \"from\": \"1677-09-21T00:12:43.145224193Z\"}\n"[..],
+    )
+    .unwrap();
+    let from = s.host("a.example").unwrap().pages()["/a"][0].from();
+    assert_eq!(from, ALWAYS + 1);
+    assert_eq!(format_time(from), "1677-09-21T00:12:43.145224193Z");
+}

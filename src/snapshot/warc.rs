@@ -206,8 +206,7 @@ impl<R: BufRead> Reader<R> {
 
 /// Parses a WARC date (RFC 3339, UTC) to nanoseconds.
 fn warc_date(text: &str) -> Option<i64> {
-    let ts: jiff::Timestamp = text.trim().parse().ok()?;
-    i64::try_from(ts.as_nanosecond()).ok()
+    super::instant(text.trim().parse().ok()?)
 }
 
 /// Splits an http(s) URL into host and path-and-query.
