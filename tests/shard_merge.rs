@@ -241,3 +241,50 @@ fn merge_refuses_what_is_not_one_audit() {
         assert!(!dir.join("merged").exists());
     }
 }
+
+/// Past the cap on named unknown hosts, shards each name their own first
+/// hosts; merged, the report names the first of all and folds the rest
+/// into one row, as one run does.
+#[test]
+fn unknown_hosts_past_the_cap_merge_as_one_run() {
+    let dir = common::fresh_dir("shards-unknown");
+    let (_, snapshot) = many_hosts(&dir);
+    // 12,000 hosts the snapshot does not know, some more than once.
+    let mut log = std::fs::read_to_string(dir.join("access.log")).unwrap();
+    for i in 0..12_000u32 {
+        for _ in 0..=(i % 3) {
+            log.push_str(&format!(
+                "h{i:05}.unknown.example:443 192.0.2.9 - - [01/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"Mozilla/5.0\"\n"
+            ));
+        }
+    }
+    std::fs::write(dir.join("access.log"), log).unwrap();
+    let single = dir.join("single");
+    audit(&dir, &snapshot, &single, None);
+    let shards: Vec<PathBuf> = (0..3).map(|k| dir.join(format!("shard{k}"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        audit(&dir, &snapshot, out, Some(format!("{k}/3")));
+    }
+    let merged = dir.join("merged");
+    let mut args = vec!["merge".to_string()];
+    args.extend(shards.iter().map(|s| s.display().to_string()));
+    args.extend(["--out".to_string(), merged.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    crawlaudit(&args);
+    let findings = std::fs::read_to_string(single.join("findings.csv")).unwrap();
+    let unknown = findings
+        .lines()
+        .filter(|l| l.starts_with("unknown-host,"))
+        .count();
+    assert_eq!(unknown, 10_001, "the first 10,000 named and one other row");
+    assert!(
+        findings.contains(r#"unknown-host,(other hosts),"","",4208,"#),
+        "{findings}"
+    );
+    for file in ["findings.csv", "findings.parquet", "report.html"] {
+        assert!(
+            std::fs::read(single.join(file)).unwrap() == std::fs::read(merged.join(file)).unwrap(),
+            "{file} differs"
+        );
+    }
+}

@@ -142,7 +142,11 @@ fn parse_time(s: &str) -> Result<i64, String> {
                 format!("{s:?} is not a time: write 2026-11-01T00:00:00Z or 2026-11-01")
             })?,
     };
-    i64::try_from(ts.as_nanosecond()).map_err(|_| format!("{s:?} is out of range"))
+    i64::try_from(ts.as_nanosecond())
+        .ok()
+        // The earliest nanosecond means "always" in the snapshot.
+        .filter(|t| *t != i64::MIN)
+        .ok_or_else(|| format!("{s:?} is out of range (1677-09-21 to 2262-04-11)"))
 }
 
 pub(crate) fn parse_formats(list: &str) -> anyhow::Result<OutputFormats> {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::state::{Fetch, LastRequest, prune};
 use super::{
     Collector, Context, Counts, CrawlerActivity, CrawlerHit, Finding, MAX_UNKNOWN_HOSTS,
-    OTHER_HOSTS, Outcome, Referral, Violation, any_verified,
+    OTHER_HOSTS, Outcome, Referral, UnknownHosts, Violation, any_verified,
 };
 use crate::bots::Crawler;
 use crate::robots::target_path;
@@ -634,6 +634,63 @@ fn judge_host(
     out
 }
 
+/// What the `detail` of the `unknown-host` row of the hosts past
+/// [`MAX_UNKNOWN_HOSTS`] says after its count.
+const OTHER_HOSTS_DETAIL: &str = " requests for other hosts the snapshot does not describe";
+
+/// The `unknown-host` findings: a row per named host, and one for the
+/// others.
+fn unknown_host_findings(unknown_hosts: UnknownHosts) -> Vec<Finding> {
+    let mut rows: Vec<Finding> = unknown_hosts
+        .named
+        .into_iter()
+        .map(|(host, n)| Finding {
+            kind: "unknown-host",
+            host: host.to_string(),
+            crawler: String::new(),
+            url: String::new(),
+            count: n,
+            detail: format!("{n} requests for a host the snapshot does not describe"),
+        })
+        .collect();
+    if unknown_hosts.other > 0 {
+        let n = unknown_hosts.other;
+        rows.push(Finding {
+            kind: "unknown-host",
+            host: OTHER_HOSTS.to_string(),
+            crawler: String::new(),
+            url: String::new(),
+            count: n,
+            detail: format!(
+                "{n}{OTHER_HOSTS_DETAIL} (the first {MAX_UNKNOWN_HOSTS} in byte order are named)"
+            ),
+        });
+    }
+    rows
+}
+
+/// The `unknown-host` findings of shard reports added up as one run
+/// would have written them: each shard named its own first hosts, so the
+/// first of all are among them with whole counts (`merge`).
+pub(crate) fn merge_unknown_hosts(findings: &mut Vec<Finding>) {
+    let mut all = UnknownHosts::default();
+    findings.retain(|f| {
+        if f.kind != "unknown-host" {
+            return true;
+        }
+        let other = f.host == OTHER_HOSTS
+            && f.detail
+                .starts_with(&format!("{}{OTHER_HOSTS_DETAIL}", f.count));
+        if other {
+            all.other = all.other.saturating_add(f.count);
+        } else {
+            all.add(&Arc::from(f.host.as_str()), f.count);
+        }
+        false
+    });
+    findings.extend(unknown_host_findings(all));
+}
+
 /// Judges everything the collectors kept (in file order) and returns the
 /// violations, findings, per-request rows and counts, sorted as the report
 /// writes them.
@@ -707,29 +764,9 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
             }
         }
     }
-    for (host, n) in unknown_hosts.named {
-        outcome.findings.push(Finding {
-            kind: "unknown-host",
-            host: host.to_string(),
-            crawler: String::new(),
-            url: String::new(),
-            count: n,
-            detail: format!("{n} requests for a host the snapshot does not describe"),
-        });
-    }
-    if unknown_hosts.other > 0 {
-        let n = unknown_hosts.other;
-        outcome.findings.push(Finding {
-            kind: "unknown-host",
-            host: OTHER_HOSTS.to_string(),
-            crawler: String::new(),
-            url: String::new(),
-            count: n,
-            detail: format!(
-                "{n} requests for other hosts the snapshot does not describe (the first {MAX_UNKNOWN_HOSTS} in byte order are named)"
-            ),
-        });
-    }
+    outcome
+        .findings
+        .extend(unknown_host_findings(unknown_hosts));
     super::sort_rows(&mut outcome.violations, &mut outcome.findings);
     outcome
         .activity

@@ -43,6 +43,7 @@ use crate::logs::{Request, Sink};
 use crate::shard::Shard;
 use crate::snapshot::{Snapshot, normalize_host};
 
+pub(crate) use judge::merge_unknown_hosts;
 pub use judge::replay;
 pub use state::{Fetch, LastRequest, State};
 
@@ -121,17 +122,17 @@ impl UnknownHosts {
     /// Counts `n` requests for `host`.
     pub(crate) fn add(&mut self, host: &Arc<str>, n: u64) {
         if let Some(count) = self.named.get_mut(host) {
-            *count += n;
+            *count = count.saturating_add(n);
             return;
         }
         if self.named.len() >= MAX_UNKNOWN_HOSTS {
             match self.named.last_key_value() {
                 Some((last, _)) if host < last => {
                     let (_, evicted) = self.named.pop_last().expect("not empty");
-                    self.other += evicted;
+                    self.other = self.other.saturating_add(evicted);
                 }
                 _ => {
-                    self.other += n;
+                    self.other = self.other.saturating_add(n);
                     return;
                 }
             }
@@ -144,7 +145,7 @@ impl UnknownHosts {
         for (host, n) in &o.named {
             self.add(host, *n);
         }
-        self.other += o.other;
+        self.other = self.other.saturating_add(o.other);
     }
 }
 

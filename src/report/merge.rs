@@ -379,6 +379,7 @@ impl Report {
             }
             seconds = seconds.max(s.typed.run.seconds);
         }
+        crate::replay::merge_unknown_hosts(&mut findings);
         // As a run sorts them (stably: rows equal in the sort keys are of
         // one host, so of one shard, and keep that shard's order).
         sort_rows(&mut violations, &mut findings);
