@@ -1,7 +1,9 @@
 //! Reading one log input, in parallel, accounting for every line.
 //!
-//! Plain files are memory-mapped and split into newline-aligned chunks that
-//! rayon parses in parallel. Gzip files (multi-member too) and standard
+//! Plain files are read in 64 MiB windows (`pread`, in pieces in
+//! parallel, into one reused buffer) split into newline-aligned chunks that
+//! rayon parses in parallel; a file truncated during the run is a fault,
+//! not a crash. Gzip files (multi-member too) and standard
 //! input are read as a stream: one thread reads and decompresses into
 //! blocks of whole lines while worker threads parse the blocks as they
 //! come, so decompression and parsing overlap. Either way each chunk feeds
@@ -308,41 +310,105 @@ where
     }
 }
 
-/// Plain files are mapped this much at a time, so that the resident set
-/// does not grow with the file: each window's chunks are parsed in
-/// parallel, then the window is unmapped.
+/// Plain files are read this much at a time into one reused buffer, so
+/// that the resident set does not grow with the file: each window is read
+/// in pieces in parallel, then its chunks are parsed in parallel.
 const WINDOW: usize = 64 << 20;
 
-fn page_size() -> usize {
-    // The mapping offset only needs a multiple of the page size; 64 KiB is
-    // one on every platform memmap2 supports.
-    64 << 10
+/// A window is read in pieces of this size, one rayon task each, so that
+/// copying from the page cache is spread over the cores as parsing is.
+const PIECE: usize = 4 << 20;
+
+/// Reads `buf.len()` bytes of `file` from `offset` (`pread`: the file's
+/// position is not used on unix).
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
 }
 
-/// Maps `len` bytes of `file` from `offset` (any offset: the map starts at
-/// the page boundary below it). Returns the map and where `offset` is in it.
-fn map_window(file: &File, offset: u64, len: usize) -> io::Result<(memmap2::Mmap, usize)> {
-    let aligned = offset - offset % page_size() as u64;
-    let skip = (offset - aligned) as usize;
-    // SAFETY: the map is read-only and private to this call. If another
-    // process truncates the file while it is mapped, reading the lost pages
-    // raises SIGBUS; log files are appended to (which the map does not see)
-    // or rotated by rename (which keeps this file intact), so we accept that
-    // risk for the speed of reading without copies. Mapping failures fall
-    // back to a streamed read.
-    let map = unsafe {
-        memmap2::MmapOptions::new()
-            .offset(aligned)
-            .len(skip + len)
-            .map(file)?
+/// Reads `buf.len()` bytes of `file` from `offset`.
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, offset) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Reads `buf.len()` bytes of `file` from `offset` (seek and read: callers
+/// on these platforms read one piece at a time).
+#[cfg(not(any(unix, windows)))]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+/// How a window read failed: the file ended early, or the read failed.
+enum WindowError {
+    /// Fewer bytes than the length seen at open.
+    Shrank,
+    /// Any other read error.
+    Io(io::Error),
+}
+
+/// Reads `len` bytes of `file` from `offset` into `buf` (reused: it keeps
+/// its allocation from window to window), in pieces read in parallel.
+fn read_window(file: &File, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<(), WindowError> {
+    if buf.capacity() < len {
+        // Zeroed by the allocator (fresh pages), not byte by byte.
+        *buf = vec![0; len];
+    } else {
+        buf.resize(len, 0);
+    }
+    let piece = if cfg!(any(unix, windows)) {
+        PIECE
+    } else {
+        usize::MAX
     };
-    Ok((map, skip))
+    let result = buf
+        .par_chunks_mut(piece.min(len.max(1)))
+        .enumerate()
+        .try_for_each(|(i, part)| read_exact_at(file, part, offset + (i * piece) as u64));
+    match result {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Err(WindowError::Shrank),
+        Err(e) => Err(WindowError::Io(e)),
+    }
+}
+
+/// The fault of a window read that failed at `offset` (`want` bytes).
+fn window_fault(path: &Path, file: &File, offset: u64, want: usize, error: WindowError) -> String {
+    match error {
+        WindowError::Shrank => {
+            let now = file.metadata().map_or_else(
+                |e| format!("cannot be read ({e})"),
+                |m| format!("now ends at {}", m.len()),
+            );
+            format!(
+                "{} shrank while it was read ({want} bytes expected at byte {offset}; the file {now}): \
+                 was it truncated (logrotate copytruncate)? the lines before byte {offset} were used; \
+                 rotate by renaming, or give --allow-partial to accept them",
+                path.display()
+            )
+        }
+        WindowError::Io(e) => format!("{}: read failed at byte {offset}: {e}", path.display()),
+    }
 }
 
 fn read_file<S, F>(
     path: &Path,
     file: File,
-    mut report: FileReport,
+    report: FileReport,
     options: &ReadOptions,
     make_sink: &F,
 ) -> (Vec<S>, FileReport)
@@ -352,23 +418,49 @@ where
 {
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     if len == 0 {
+        // Empty, or not a regular file (a pipe, `<(zcat ...)`): a stream.
         return read_stream(file, report, options, make_sink);
     }
-    let first_len = (len as usize).min(WINDOW);
-    let Ok((first, skip)) = map_window(&file, 0, first_len) else {
-        return read_stream(file, report, options, make_sink);
-    };
-    let head = &first[skip..];
-    if let Some(kind) = unsupported_compression(head) {
+    read_plain(path, file, len, WINDOW, report, options, make_sink)
+}
+
+/// Reads the first `len` bytes of a plain (or gzip, then streamed) file,
+/// `len` being its length when it was opened, `window` bytes at a time.
+/// A file that turns out shorter (truncated during the run) is a fault
+/// that names the byte where reading stopped; the lines before are kept.
+fn read_plain<S, F>(
+    path: &Path,
+    file: File,
+    len: u64,
+    window: usize,
+    mut report: FileReport,
+    options: &ReadOptions,
+    make_sink: &F,
+) -> (Vec<S>, FileReport)
+where
+    S: Sink,
+    F: Fn() -> S + Sync,
+{
+    let mut buf = Vec::new();
+    let head_len = (len as usize).min(DETECT_BYTES);
+    if let Err(e) = read_window(&file, 0, head_len, &mut buf) {
+        report.fault = Some(window_fault(path, &file, 0, head_len, e));
+        return (Vec::new(), report);
+    }
+    if let Some(kind) = unsupported_compression(&buf) {
         report.fault = Some(format!("{} is compressed with {kind}", path.display()));
         return (Vec::new(), report);
     }
-    if is_gzip(head) {
-        drop(first);
+    if is_gzip(&buf) {
+        use std::io::{Seek, SeekFrom};
+        let mut file = file;
+        if let Err(e) = file.seek(SeekFrom::Start(0)) {
+            report.fault = Some(format!("cannot read {}: {e}", path.display()));
+            return (Vec::new(), report);
+        }
         return read_stream(file, report, options, make_sink);
     }
-    let Some(format) = resolve_format(&options.format, &head[..head.len().min(DETECT_BYTES)])
-    else {
+    let Some(format) = resolve_format(&options.format, &buf) else {
         report.fault = Some(undetected(&report.path));
         report.format = "undetected".into();
         return (Vec::new(), report);
@@ -377,25 +469,16 @@ where
     let mut state = format.compile().expect("formats were validated when given");
     let mut sinks = Vec::new();
     let mut offset = 0u64;
-    let mut window = Some((first, skip));
     while offset < len {
-        let (map, skip) = match window.take() {
-            Some(w) => w,
-            None => match map_window(&file, offset, (len - offset).min(WINDOW as u64) as usize) {
-                Ok(w) => w,
-                Err(e) => {
-                    report.fault = Some(format!(
-                        "cannot map {} at byte {offset}: {e}",
-                        path.display()
-                    ));
-                    break;
-                }
-            },
-        };
-        let data = &map[skip..];
+        let want = (len - offset).min(window as u64) as usize;
+        if let Err(e) = read_window(&file, offset, want, &mut buf) {
+            report.fault = Some(window_fault(path, &file, offset, want, e));
+            break;
+        }
+        let data = &buf[..];
         let at_end = offset + data.len() as u64 == len;
         // Whole lines only, unless the file ends here; a line longer than
-        // the window makes the next window larger.
+        // the window is counted and skipped.
         let end = if at_end {
             data.len()
         } else {
@@ -405,24 +488,20 @@ where
                     // A line longer than the window (so than MAX_LINE):
                     // count it and skip to its end, window by window.
                     let counts = one_too_long(data);
-                    drop(map);
-                    let mut next = offset + WINDOW as u64;
+                    let mut next = offset + want as u64;
                     let end = loop {
                         if next >= len {
                             break len;
                         }
-                        let want = (len - next).min(WINDOW as u64) as usize;
-                        match map_window(&file, next, want) {
-                            Ok((m, s)) => match memchr::memchr(b'\n', &m[s..]) {
+                        let want = (len - next).min(window as u64) as usize;
+                        match read_window(&file, next, want, &mut buf) {
+                            Ok(()) => match memchr::memchr(b'\n', &buf) {
                                 Some(nl) => break next + nl as u64 + 1,
                                 None => next += want as u64,
                             },
                             Err(e) => {
-                                report.fault = Some(format!(
-                                    "cannot map {} at byte {next}: {e}",
-                                    path.display()
-                                ));
-                                break len;
+                                report.fault = Some(window_fault(path, &file, next, want, e));
+                                break next;
                             }
                         }
                     };

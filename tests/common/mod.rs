@@ -96,7 +96,8 @@ pub fn bounded(args: &[&str], dir: &Path, max_secs: u64, max_rss_mib: u64) -> Ru
     let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(waited, pid, "wait4 failed");
     let elapsed = start.elapsed();
-    let exit = <std::process::ExitStatus as std::os::unix::process::ExitStatusExt>::from_raw(status);
+    let exit =
+        <std::process::ExitStatus as std::os::unix::process::ExitStatusExt>::from_raw(status);
     let run = Run {
         code: exit.code(),
         stdout: std::fs::read_to_string(&out_path).unwrap(),
@@ -124,4 +125,3 @@ pub fn bounded(args: &[&str], dir: &Path, max_secs: u64, max_rss_mib: u64) -> Ru
     );
     run
 }
-
