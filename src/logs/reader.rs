@@ -598,6 +598,68 @@ fn skip_line(source: &mut dyn Read, block_size: usize) -> (u64, Vec<u8>, Option<
     }
 }
 
+/// Concatenated gzip members (as `zcat` reads them), and NUL bytes after
+/// the last one: files preallocated and not filled to the end (`zcat`
+/// accepts them too). Anything else after a member is an error, so a
+/// corrupt stream is still a fault.
+struct GzMembers<R: io::BufRead> {
+    /// The member being read; `None` once the input ended.
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: io::BufRead> GzMembers<R> {
+    fn new(inner: R) -> Self {
+        GzMembers {
+            member: Some(flate2::bufread::GzDecoder::new(inner)),
+        }
+    }
+}
+
+/// After a gzip member: is another one next (`true`), or did the input end,
+/// perhaps after NUL padding (`false`)? Other bytes are an error.
+fn next_member(inner: &mut impl io::BufRead) -> io::Result<bool> {
+    let head = inner.fill_buf()?;
+    if head.is_empty() {
+        return Ok(false);
+    }
+    if head[0] != 0 {
+        // A member (the decoder checks its header) or garbage (it fails).
+        return Ok(true);
+    }
+    loop {
+        let block = inner.fill_buf()?;
+        if block.is_empty() {
+            return Ok(false);
+        }
+        if block.iter().any(|&b| b != 0) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "bytes other than NUL padding after the last gzip member",
+            ));
+        }
+        let n = block.len();
+        inner.consume(n);
+    }
+}
+
+impl<R: io::BufRead> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(member) = self.member.as_mut() else {
+                return Ok(0);
+            };
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let mut inner = self.member.take().expect("checked above").into_inner();
+            if next_member(&mut inner)? {
+                self.member = Some(flate2::bufread::GzDecoder::new(inner));
+            }
+        }
+    }
+}
+
 /// One block of whole lines and the parser state at its start.
 type Block = (usize, Vec<u8>, Compiled);
 
@@ -632,9 +694,10 @@ where
     report.compressed = gzip;
     let chained = io::Cursor::new(head).chain(raw);
     let mut source: Box<dyn Read + Send> = if gzip {
-        Box::new(flate2::read::MultiGzDecoder::new(
-            io::BufReader::with_capacity(1 << 20, chained),
-        ))
+        Box::new(GzMembers::new(io::BufReader::with_capacity(
+            1 << 20,
+            chained,
+        )))
     } else {
         Box::new(chained)
     };

@@ -327,3 +327,29 @@ fn windows_of_any_size_read_the_same() {
         assert_eq!((r.lines, r.bytes, r.fault), (3000, text.len() as u64, None));
     }
 }
+
+#[test]
+fn nul_padding_after_the_last_gzip_member_is_accepted() {
+    // A preallocated file that was not filled to its end: `zcat` reads it.
+    let text: String = (0..500).map(line).collect();
+    let mut padded = gzip(text.as_bytes());
+    padded.extend(gzip(b""));
+    padded.extend(std::iter::repeat_n(0u8, 100_000));
+    let (got, r) = read(&temp("padded.log.gz", &padded), 64 << 10);
+    assert_eq!(r.fault, None);
+    assert_eq!((got.len(), r.lines, r.compressed), (500, 500, true));
+    // Other bytes after the padding, or instead of it, are still a fault.
+    for tail in [&b"\0\0\0garbage"[..], b"garbage"] {
+        let mut bad = gzip(text.as_bytes());
+        bad.extend_from_slice(tail);
+        let (got, r) = read(&temp("trailing.log.gz", &bad), 64 << 10);
+        assert!(
+            r.fault
+                .as_deref()
+                .is_some_and(|f| f.contains("gzip stream is corrupt")),
+            "{tail:?}: {:?}",
+            r.fault
+        );
+        assert_eq!(got.len(), 500, "{tail:?}");
+    }
+}
