@@ -10,13 +10,13 @@ use anyhow::{Context as _, bail};
 use serde_json::json;
 
 use crawlaudit::bots::IpRanges;
-use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs, read_input};
+use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs};
 use crawlaudit::replay::{Collector, Context, HOUR, Settings, VIOLATION_KINDS, replay};
 use crawlaudit::report::{OutputFormats, Report, RunInfo};
 use crawlaudit::shard::Shard;
 use crawlaudit::snapshot::Snapshot;
 
-use super::demo::Demo;
+use super::{demo::Demo, read_input};
 
 /// Exit code when `--fail-on` matched.
 const EXIT_FAIL_ON: u8 = 3;

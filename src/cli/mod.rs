@@ -187,6 +187,28 @@ fn catalogue(bots: Option<&std::path::Path>) -> anyhow::Result<crawlaudit::bots:
     })
 }
 
+/// Reads one input as [`crawlaudit::logs::read_input`] does, and warns when
+/// standard input gave nothing: an empty pipe is a 0-line audit that
+/// succeeds, which is worth a line on stderr (a closed one is a fault).
+pub(crate) fn read_input<S, F>(
+    input: &crawlaudit::logs::Input,
+    options: &crawlaudit::logs::ReadOptions,
+    make_sink: &F,
+) -> (Vec<S>, crawlaudit::logs::FileReport)
+where
+    S: crawlaudit::logs::Sink,
+    F: Fn() -> S + Sync,
+{
+    let (sinks, report) = crawlaudit::logs::read_input(input, options, make_sink);
+    if *input == crawlaudit::logs::Input::Stdin && report.fault.is_none() && report.lines == 0 {
+        let _ = writeln!(
+            io::stderr(),
+            "crawlaudit: warning: standard input was empty (0 lines)"
+        );
+    }
+    (sinks, report)
+}
+
 /// A closed stdout (`crawlaudit check ... | head`) is not an error.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain()

@@ -299,7 +299,15 @@ where
         ..FileReport::default()
     };
     match input {
-        Input::Stdin => read_stream(io::stdin(), report, options, make_sink),
+        Input::Stdin => match stdin_closed() {
+            Some(why) => {
+                report.fault = Some(format!(
+                    "standard input is closed ({why}): pipe the log in (e.g. `zcat access.log.gz | crawlaudit audit - ...`) or name the log files"
+                ));
+                (Vec::new(), report)
+            }
+            None => read_stream(io::stdin(), report, options, make_sink),
+        },
         Input::File(path) => match File::open(path) {
             Err(e) => {
                 report.fault = Some(format!("cannot read {}: {e}", path.display()));
@@ -308,6 +316,44 @@ where
             Ok(file) => read_file(path, file, report, options, make_sink),
         },
     }
+}
+
+/// Why standard input cannot be read, when it is closed: the Rust runtime
+/// reads a closed descriptor 0 as empty (it opens `/dev/null` read-write in
+/// its place at start-up, and reads that fail with `EBADF` return 0 bytes),
+/// so a `<&-` would pass for an empty log. `None` when it is open for
+/// reading (which includes an empty pipe or `</dev/null`).
+#[cfg(target_os = "linux")]
+fn stdin_closed() -> Option<&'static str> {
+    // SAFETY: fcntl and fstat on descriptor 0 with a valid out-pointer;
+    // they touch no memory of ours otherwise.
+    let flags = unsafe { libc::fcntl(0, libc::F_GETFL) };
+    if flags == -1 {
+        return Some("descriptor 0 is not open");
+    }
+    match flags & libc::O_ACCMODE {
+        libc::O_WRONLY => return Some("descriptor 0 is open for writing only"),
+        libc::O_RDONLY => return None,
+        _ => {}
+    }
+    // Read-write: is it the runtime's `/dev/null` stand-in for a closed 0?
+    let is_dev_null = |fd_stat: &libc::stat| {
+        std::fs::metadata("/dev/null").is_ok_and(|null| {
+            use std::os::unix::fs::MetadataExt;
+            (fd_stat.st_mode & libc::S_IFMT) == libc::S_IFCHR && fd_stat.st_rdev == null.rdev()
+        })
+    };
+    // SAFETY: an all-zero stat is a valid value for fstat to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: descriptor 0 and a pointer to a live local.
+    let ok = unsafe { libc::fstat(0, &mut st) } == 0;
+    (ok && is_dev_null(&st)).then_some("descriptor 0 was not open when crawlaudit started")
+}
+
+/// Elsewhere a closed standard input reads as empty.
+#[cfg(not(target_os = "linux"))]
+fn stdin_closed() -> Option<&'static str> {
+    None
 }
 
 /// Plain files are read this much at a time into one reused buffer, so
