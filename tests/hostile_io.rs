@@ -16,6 +16,18 @@ fn dir(name: &str) -> PathBuf {
     common::fresh_dir(&format!("hostile-io-{name}"))
 }
 
+const AHREFS: &str = "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)";
+
+/// A vhost_combined line: `agent` from `ip` fetching `path` at `second`.
+fn log_line(second: u32, ip: &str, path: &str, agent: &str) -> String {
+    format!(
+        "shop.example:443 {ip} - - [01/Nov/2026:{:02}:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" 200 100 \"-\" \"{agent}\"\n",
+        second / 3600,
+        second / 60 % 60,
+        second % 60
+    )
+}
+
 /// A snapshot with one host and the given robots.txt; returns its path.
 fn snapshot(dir: &Path, robots: &[u8]) -> PathBuf {
     let snap = dir.join("snapshot");
@@ -86,4 +98,61 @@ fn closed_stdin_is_a_fault_and_empty_stdin_a_warning() {
         run.stderr
     );
     assert_eq!(summary(&out)["inputs"]["lines"], 0);
+}
+
+#[test]
+fn a_log_reached_by_several_links_is_read_once() {
+    use std::os::unix::fs::symlink;
+    let d = dir("links");
+    // AhrefsBot every 30 s under a Crawl-delay of 10 s: no violation,
+    // unless a request is counted twice (a gap of 0 s).
+    let snap = snapshot(&d, b"User-agent: *\nCrawl-delay: 10\n");
+    let logs = d.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let text: String = (0..100)
+        .map(|i| log_line(i * 30, "192.0.2.1", &format!("/p{i}"), AHREFS))
+        .collect();
+    std::fs::write(logs.join("access.log"), text).unwrap();
+    symlink("access.log", logs.join("latest.log")).unwrap();
+    symlink(".", logs.join("current")).unwrap();
+    let out = d.join("out");
+    let run = audit(&d, logs.to_str().unwrap(), &snap, &out, &[], 20);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let s = summary(&out);
+    let files: Vec<&str> = s["inputs"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, [logs.join("access.log").to_str().unwrap()]);
+    assert_eq!(s["inputs"]["lines"], 100);
+    assert_eq!(s["requests"]["crawler"], 100);
+    assert_eq!(s["violations"]["crawl-delay"], 0, "{s}");
+    // Two links to each other, and a dangling link: refused at once,
+    // naming the link.
+    symlink("b.log", logs.join("a.log")).unwrap();
+    symlink("a.log", logs.join("b.log")).unwrap();
+    let run = audit(&d, logs.to_str().unwrap(), &snap, &d.join("out2"), &[], 10);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let a = logs.join("a.log");
+    assert!(
+        run.stderr
+            .contains(&format!("log file {} is a symbolic link", a.display())),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_file(&a).unwrap();
+    std::fs::remove_file(logs.join("b.log")).unwrap();
+    symlink("access.log.1", logs.join("gone.log")).unwrap();
+    let run = audit(&d, logs.to_str().unwrap(), &snap, &d.join("out3"), &[], 10);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "log file {} is a dangling symbolic link",
+            logs.join("gone.log").display()
+        )),
+        "{}",
+        run.stderr
+    );
 }
