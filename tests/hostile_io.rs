@@ -156,3 +156,119 @@ fn a_log_reached_by_several_links_is_read_once() {
         run.stderr
     );
 }
+
+/// Makes a FIFO at `path`.
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+}
+
+/// Unblocks anyone who opens the FIFO at `path` for reading (as the reader
+/// did before it checked for regular files), by opening it for writing and
+/// closing it at once, for up to a minute; the test then fails on its
+/// assertions instead of hanging.
+fn unblock_readers(path: PathBuf) {
+    std::thread::spawn(move || {
+        use std::os::unix::fs::OpenOptionsExt;
+        for _ in 0..600 {
+            // Without a reader, a non-blocking open for writing fails.
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&path);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+}
+
+#[test]
+fn special_files_in_a_snapshot_are_refused() {
+    let d = dir("special");
+    let log = d.join("access.log");
+    std::fs::write(&log, log_line(0, "192.0.2.1", "/a", AHREFS)).unwrap();
+    let log = log.to_str().unwrap();
+    let snap = d.join("snapshot");
+    let host = snap.join("shop.example");
+    std::fs::create_dir_all(&host).unwrap();
+    // A FIFO as robots.txt: refused at once, named.
+    let robots = host.join("robots.txt");
+    mkfifo(&robots);
+    unblock_readers(robots.clone());
+    let run = audit(&d, log, &snap, &d.join("out"), &[], 10);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let expected = format!("{}: not a regular file (a FIFO)", robots.display());
+    assert!(run.stderr.contains(&expected), "{}", run.stderr);
+    // A link to /dev/zero: refused, named.
+    std::fs::remove_file(&robots).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &robots).unwrap();
+    let run = audit(&d, log, &snap, &d.join("out"), &[], 10);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let expected = format!(
+        "{}: not a regular file (a character device)",
+        robots.display()
+    );
+    assert!(run.stderr.contains(&expected), "{}", run.stderr);
+    // The other files a snapshot directory reads: a robots/ history file,
+    // pages.jsonl, and a WARC file named as the snapshot.
+    std::fs::remove_file(&robots).unwrap();
+    std::fs::write(&robots, "User-agent: *\nDisallow: /a\n").unwrap();
+    let pages = host.join("pages.jsonl");
+    mkfifo(&pages);
+    unblock_readers(pages.clone());
+    let run = audit(&d, log, &snap, &d.join("out"), &[], 10);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let expected = format!("{}: not a regular file (a FIFO)", pages.display());
+    assert!(run.stderr.contains(&expected), "{}", run.stderr);
+    std::fs::remove_file(&pages).unwrap();
+    std::fs::create_dir(host.join("robots")).unwrap();
+    let history = host.join("robots/2026-11-01T00-00-00Z.txt");
+    mkfifo(&history);
+    unblock_readers(history.clone());
+    let run = audit(&d, log, &snap, &d.join("out"), &[], 10);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let expected = format!("{}: not a regular file (a FIFO)", history.display());
+    assert!(run.stderr.contains(&expected), "{}", run.stderr);
+    let warc = d.join("crawl.warc");
+    mkfifo(&warc);
+    unblock_readers(warc.clone());
+    let run = audit(&d, log, &warc, &d.join("out"), &[], 10);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let expected = format!("{}: not a regular file (a FIFO)", warc.display());
+    assert!(run.stderr.contains(&expected), "{}", run.stderr);
+}
+
+#[test]
+fn a_sparse_robots_txt_of_1_5_gb_costs_its_first_500_kib() {
+    let d = dir("sparse");
+    let snap = snapshot(&d, b"");
+    // 500 KiB of comments, a rule just past 500 KiB (ignored, as Google
+    // ignores it), then holes up to 1.5 GB.
+    let robots = snap.join("shop.example/robots.txt");
+    let mut body = b"User-agent: *\nDisallow: /a\n".to_vec();
+    while body.len() < 500 * 1024 - 100 {
+        body.extend_from_slice(b"# padding padding padding padding padding padding\n");
+    }
+    body.resize(500 * 1024, b'#');
+    body.extend_from_slice(b"\nDisallow: /b\n");
+    std::fs::write(&robots, &body).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&robots)
+        .unwrap()
+        .set_len(1_500_000_000)
+        .unwrap();
+    let log = d.join("access.log");
+    let text = [
+        log_line(0, "192.0.2.1", "/a", AHREFS),
+        log_line(30, "192.0.2.1", "/b", AHREFS),
+    ]
+    .concat();
+    std::fs::write(&log, text).unwrap();
+    let out = d.join("out");
+    let run = audit(&d, log.to_str().unwrap(), &snap, &out, &[], 20);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // /a is disallowed within the first 500 KiB; /b only past it.
+    let s = summary(&out);
+    assert_eq!(s["violations"]["disallow"], 1, "{s}");
+}
