@@ -16,6 +16,7 @@ fn dir(name: &str) -> PathBuf {
     common::fresh_dir(&format!("hostile-io-{name}"))
 }
 
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const AHREFS: &str = "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)";
 
 /// A vhost_combined line: `agent` from `ip` fetching `path` at `second`.
@@ -271,4 +272,62 @@ fn a_sparse_robots_txt_of_1_5_gb_costs_its_first_500_kib() {
     // /a is disallowed within the first 500 KiB; /b only past it.
     let s = summary(&out);
     assert_eq!(s["violations"]["disallow"], 1, "{s}");
+}
+
+/// The crawler names of a report's crawlers.csv.
+fn crawlers(out: &Path) -> String {
+    std::fs::read_to_string(out.join("crawlers.csv")).unwrap()
+}
+
+#[test]
+fn ip_range_files_mapped_and_too_broad() {
+    let d = dir("ranges");
+    let snap = snapshot(&d, b"User-agent: *\nDisallow: /private\n");
+    let ranges = d.join("ranges");
+    std::fs::create_dir_all(&ranges).unwrap();
+    let googlebot = ranges.join("googlebot.json");
+    let log = d.join("access.log");
+    // The real Googlebot, once as IPv4 and once IPv4-mapped, against its
+    // range written in IPv6.
+    std::fs::write(
+        &googlebot,
+        r#"{"prefixes":[{"ipv6Prefix":"::ffff:66.249.64.0/115"}]}"#,
+    )
+    .unwrap();
+    let text = [
+        log_line(0, "66.249.64.1", "/a", GOOGLEBOT),
+        log_line(30, "::ffff:66.249.64.1", "/b", GOOGLEBOT),
+    ]
+    .concat();
+    std::fs::write(&log, text).unwrap();
+    let args = ["--ip-ranges", ranges.to_str().unwrap()];
+    let out = d.join("out");
+    let run = audit(&d, log.to_str().unwrap(), &snap, &out, &args, 20);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let table = crawlers(&out);
+    assert!(
+        table.contains("\nGooglebot,") && !table.contains("unverified"),
+        "{table}"
+    );
+    // A range file that covers every address is no evidence: its /0 is
+    // skipped with a warning, and a Googlebot from elsewhere is unverified.
+    std::fs::write(
+        &googlebot,
+        r#"{"prefixes":[{"ipv4Prefix":"0.0.0.0/0"},{"ipv4Prefix":"66.249.64.0/19"}]}"#,
+    )
+    .unwrap();
+    std::fs::write(&log, log_line(0, "203.0.113.9", "/a", GOOGLEBOT)).unwrap();
+    let out = d.join("out2");
+    let run = audit(&d, log.to_str().unwrap(), &snap, &out, &args, 20);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let warning = format!(
+        "crawlaudit: warning: IP range file {}: the prefix 0.0.0.0/0 is too broad",
+        googlebot.display()
+    );
+    assert!(run.stderr.contains(&warning), "{}", run.stderr);
+    assert!(
+        crawlers(&out).contains("Googlebot (unverified)"),
+        "{}",
+        crawlers(&out)
+    );
 }

@@ -216,7 +216,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let format = super::log_format(&args.format, args.json_fields.as_deref())?;
     let catalogue = super::catalogue(args.bots.as_deref())?;
     let ranges = match &ranges_dir {
-        Some(dir) => IpRanges::load_dir(dir)?,
+        Some(dir) => super::load_ranges(dir)?,
         None => IpRanges::default(),
     };
     let snapshot = Snapshot::load(&snapshot_paths)?;

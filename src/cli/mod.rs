@@ -209,6 +209,15 @@ where
     (sinks, report)
 }
 
+/// Loads an `--ip-ranges` directory and prints what it skipped as warnings.
+fn load_ranges(dir: &Path) -> anyhow::Result<crawlaudit::bots::IpRanges> {
+    let ranges = crawlaudit::bots::IpRanges::load_dir(dir)?;
+    for warning in ranges.warnings() {
+        let _ = writeln!(io::stderr(), "crawlaudit: warning: {warning}");
+    }
+    Ok(ranges)
+}
+
 /// A closed stdout (`crawlaudit check ... | head`) is not an error.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain()
