@@ -331,3 +331,34 @@ fn ip_range_files_mapped_and_too_broad() {
         crawlers(&out)
     );
 }
+
+#[test]
+fn threads_beyond_the_machine_are_capped() {
+    let d = dir("threads");
+    let log = d.join("access.log");
+    std::fs::write(&log, log_line(0, "192.0.2.1", "/a", AHREFS)).unwrap();
+    let gz = d.join("access.log.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut e, log_line(0, "192.0.2.1", "/a", AHREFS).as_bytes()).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let run = bounded(
+        &[
+            "--threads",
+            "20000",
+            "logs",
+            log.to_str().unwrap(),
+            gz.to_str().unwrap(),
+        ],
+        &d,
+        10,
+        256,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "crawlaudit: warning: --threads 20000 is more than this machine can use: capped at"
+        ),
+        "{}",
+        run.stderr
+    );
+}

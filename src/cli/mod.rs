@@ -26,7 +26,7 @@ const EXIT_INPUT_ERROR: u8 = 2;
 #[derive(Debug, Parser)]
 #[command(name = "crawlaudit", version, about, long_about = None)]
 struct Cli {
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core; at most 4 per core and 256).
     #[arg(long, global = true, value_name = "N")]
     threads: Option<usize>,
     #[command(subcommand)]
@@ -49,11 +49,32 @@ enum Command {
     Merge(merge::Args),
 }
 
+/// `--threads` is capped at this many per core: more only costs start-up
+/// time and memory (each reader of a stream starts one thread per worker).
+const THREADS_PER_CORE: usize = 4;
+/// ... and at this many in all.
+const MAX_THREADS: usize = 256;
+
+/// The `--threads` value used for `asked`.
+fn capped_threads(asked: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    asked
+        .min(cores.saturating_mul(THREADS_PER_CORE))
+        .min(MAX_THREADS)
+}
+
 /// Runs the command line and returns the process exit code: 0 on success,
 /// 2 on a usage or input error (with a one-line message on stderr).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(n) = cli.threads {
+    if let Some(asked) = cli.threads {
+        let n = capped_threads(asked);
+        if n < asked {
+            let _ = writeln!(
+                io::stderr(),
+                "crawlaudit: warning: --threads {asked} is more than this machine can use: capped at {n} ({THREADS_PER_CORE} per core, at most {MAX_THREADS})"
+            );
+        }
         if let Err(e) = rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
             .build_global()
