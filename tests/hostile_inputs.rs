@@ -133,7 +133,7 @@ fn a_100_mb_single_line_is_counted_and_skipped() {
     let log = d.join("access.log");
     log_with_long_line(&log, 100_000_000, b'x');
     let out = d.join("out");
-    // Detected format, memory-mapped path: the line is longer than the
+    // Detected format, plain-file path: the line is longer than the
     // 64 MiB window.
     let run = audit(&d, &log, &snap, &out, &[], 30);
     assert_eq!(run.code, Some(0), "{}", run.stderr);

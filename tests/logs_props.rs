@@ -1,4 +1,4 @@
-//! Property tests: reading a log in parallel chunks (memory-mapped) or in
+//! Property tests: reading a log in parallel chunks (plain files, read in windows) or in
 //! stream blocks (gzip) gives exactly what one sequential read gives, for
 //! random logs and random chunk sizes; no input makes a parser panic.
 

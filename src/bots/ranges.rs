@@ -69,6 +69,31 @@ pub fn parse_prefix(text: &str) -> Option<(IpAddr, u8)> {
     (len <= max).then_some((addr, len))
 }
 
+/// An IPv4-mapped IPv6 prefix (`::ffff:66.249.64.0/115`) is the IPv4
+/// prefix it covers (`66.249.64.0/19`); others are unchanged.
+fn mapped_to_v4(addr: IpAddr, len: u8) -> (IpAddr, u8) {
+    match addr {
+        IpAddr::V6(v6) if len >= 96 => v6
+            .to_ipv4_mapped()
+            .map_or((addr, len), |v4| (IpAddr::V4(v4), len - 96)),
+        _ => (addr, len),
+    }
+}
+
+/// The shortest IPv4 prefix accepted from a range file: a /7 holds 2% of
+/// all IPv4 addresses, which verifies nothing.
+pub const MIN_V4_PREFIX: u8 = 8;
+/// The shortest IPv6 prefix accepted from a range file.
+pub const MIN_V6_PREFIX: u8 = 16;
+
+/// Is the prefix too broad to be evidence that an address is a crawler's?
+fn too_broad(addr: IpAddr, len: u8) -> bool {
+    match mapped_to_v4(addr, len) {
+        (IpAddr::V4(_), len) => len < MIN_V4_PREFIX,
+        (IpAddr::V6(_), len) => len < MIN_V6_PREFIX,
+    }
+}
+
 /// A set of IP prefixes, merged into sorted disjoint intervals.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RangeSet {
@@ -134,7 +159,8 @@ impl RangeSet {
     }
 
     fn push(&mut self, addr: IpAddr, len: u8) {
-        match canonical(addr) {
+        let (addr, len) = mapped_to_v4(addr, len);
+        match addr {
             IpAddr::V4(a) => {
                 let bits = u32::from(a);
                 let mask = if len == 0 {
@@ -192,11 +218,20 @@ impl RangeSet {
     /// The file cannot be read, is invalid JSON, has a line that is not a
     /// prefix (plain lists), or holds no prefix.
     pub fn load(path: &Path) -> Result<RangeSet, RangeError> {
+        Ok(RangeSet::load_checked(path)?.0)
+    }
+
+    /// Reads one range file as [`RangeSet::load`] does, and returns the
+    /// warnings about prefixes it skipped (see [`RangeSet::parse_checked`]).
+    ///
+    /// # Errors
+    /// As [`RangeSet::load`].
+    pub fn load_checked(path: &Path) -> Result<(RangeSet, Vec<String>), RangeError> {
         let bytes = std::fs::read(path).map_err(|source| RangeError::Io {
             path: path.into(),
             source,
         })?;
-        RangeSet::parse(path, &bytes)
+        RangeSet::parse_checked(path, &bytes)
     }
 
     /// Parses the contents of a range file; `path` (whose extension picks
@@ -205,7 +240,40 @@ impl RangeSet {
     /// # Errors
     /// As [`RangeSet::load`], but for reading.
     pub fn parse(path: &Path, bytes: &[u8]) -> Result<RangeSet, RangeError> {
-        let set = if path
+        Ok(RangeSet::parse_checked(path, bytes)?.0)
+    }
+
+    /// Parses a range file as [`RangeSet::parse`] does, and returns the
+    /// warnings about what it skipped: prefixes too broad to be evidence
+    /// (IPv4 shorter than [`MIN_V4_PREFIX`], IPv6 shorter than
+    /// [`MIN_V6_PREFIX`], such as `0.0.0.0/0`), each naming the file and
+    /// the prefix. A file whose every prefix was skipped gives an empty set.
+    ///
+    /// # Errors
+    /// As [`RangeSet::parse`]; a file that holds no prefix at all.
+    pub fn parse_checked(path: &Path, bytes: &[u8]) -> Result<(RangeSet, Vec<String>), RangeError> {
+        let mut warnings = Vec::new();
+        let (mut kept, mut skipped) = (Vec::new(), false);
+        for (addr, len) in RangeSet::parse_all(path, bytes)? {
+            if too_broad(addr, len) {
+                skipped = true;
+                warnings.push(format!(
+                    "IP range file {}: the prefix {addr}/{len} is too broad to verify a crawler (IPv4 prefixes shorter than /{MIN_V4_PREFIX} and IPv6 shorter than /{MIN_V6_PREFIX} are skipped)",
+                    path.display()
+                ));
+            } else {
+                kept.push((addr, len));
+            }
+        }
+        if kept.is_empty() && !skipped {
+            return Err(RangeError::Empty { path: path.into() });
+        }
+        Ok((RangeSet::from_prefixes(kept), warnings))
+    }
+
+    /// Every prefix of a range file, as written.
+    fn parse_all(path: &Path, bytes: &[u8]) -> Result<Vec<(IpAddr, u8)>, RangeError> {
+        let prefixes = if path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
         {
@@ -216,7 +284,7 @@ impl RangeSet {
                 })?;
             let mut prefixes = Vec::new();
             collect_prefixes(&value, &mut prefixes);
-            RangeSet::from_prefixes(prefixes)
+            prefixes
         } else {
             let text = String::from_utf8_lossy(bytes);
             let mut prefixes = Vec::new();
@@ -232,12 +300,9 @@ impl RangeSet {
                 })?;
                 prefixes.push(prefix);
             }
-            RangeSet::from_prefixes(prefixes)
+            prefixes
         };
-        if set.is_empty() {
-            return Err(RangeError::Empty { path: path.into() });
-        }
-        Ok(set)
+        Ok(prefixes)
     }
 }
 
@@ -291,11 +356,14 @@ pub const PUBLISHED: &[(&str, &str)] = &[
 #[derive(Clone, Debug, Default)]
 pub struct IpRanges {
     files: BTreeMap<String, RangeSet>,
+    warnings: Vec<String>,
 }
 
 impl IpRanges {
     /// Loads every regular file of `dir` (not recursively); files whose name
-    /// starts with `.` are skipped.
+    /// starts with `.` are skipped. Prefixes too broad to be evidence are
+    /// skipped with a warning ([`IpRanges::warnings`]), and a file left
+    /// without prefixes is not used.
     ///
     /// # Errors
     /// The directory cannot be read, or a file is not a valid range file.
@@ -305,6 +373,7 @@ impl IpRanges {
             source,
         };
         let mut files = BTreeMap::new();
+        let mut warnings = Vec::new();
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .map_err(io)?
             .collect::<Result<_, _>>()
@@ -316,9 +385,24 @@ impl IpRanges {
             if name.starts_with('.') || !path.is_file() {
                 continue;
             }
-            files.insert(name, RangeSet::load(&path)?);
+            let (set, skipped) = RangeSet::load_checked(&path)?;
+            warnings.extend(skipped);
+            if set.is_empty() {
+                warnings.push(format!(
+                    "IP range file {} holds no other prefix: it is not used, so its crawlers are not verified",
+                    path.display()
+                ));
+            } else {
+                files.insert(name, set);
+            }
         }
-        Ok(IpRanges { files })
+        Ok(IpRanges { files, warnings })
+    }
+
+    /// What loading skipped, one line each, naming the file and the
+    /// prefix: for the caller to show (the CLI prints them as warnings).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Adds a set under a file name (for tests and embedders).
@@ -463,6 +547,66 @@ mod tests {
         std::fs::write(dir.join("broken.json"), "{\"prefixes\":[]}").unwrap();
         let err = IpRanges::load_dir(&dir).unwrap_err().to_string();
         assert!(err.contains("holds no IP prefix"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn ipv4_mapped_prefixes_are_their_ipv4_prefixes() {
+        // Googlebot's 66.249.64.0/19 written in IPv6: /115.
+        let set = RangeSet::from_prefixes([parse_prefix("::ffff:66.249.64.0/115").unwrap()]);
+        assert_eq!(
+            set,
+            RangeSet::from_prefixes([parse_prefix("66.249.64.0/19").unwrap()])
+        );
+        for client in ["66.249.64.1", "66.249.95.255", "::ffff:66.249.64.1"] {
+            assert!(set.contains(client.parse().unwrap()), "{client}");
+        }
+        assert!(!set.contains(v4(66, 249, 96, 0)));
+        // A mapped address alone is one IPv4 address.
+        let one = RangeSet::from_prefixes([parse_prefix("::ffff:10.0.0.1").unwrap()]);
+        assert!(one.contains(v4(10, 0, 0, 1)) && !one.contains(v4(10, 0, 0, 2)));
+        // Through a file and the catalogue's verification.
+        let path = Path::new("googlebot.txt");
+        let (set, warnings) = RangeSet::parse_checked(path, b"::ffff:66.249.64.0/115\n").unwrap();
+        assert!(warnings.is_empty());
+        assert!(set.contains(v4(66, 249, 64, 1)));
+    }
+
+    #[test]
+    fn prefixes_too_broad_to_be_evidence_are_skipped_with_a_warning() {
+        let path = Path::new("ranges/evil.json");
+        let json = br#"{"prefixes":[{"ipv4Prefix":"0.0.0.0/0"},{"ipv6Prefix":"::/0"},{"ipv4Prefix":"66.249.64.0/19"},{"ipv4Prefix":"64.0.0.0/7"},{"ipv6Prefix":"2001::/15"},{"ipv6Prefix":"::ffff:0.0.0.0/96"},{"ipv4Prefix":"10.0.0.0/8"},{"ipv6Prefix":"2001:4860::/16"}]}"#;
+        let (set, warnings) = RangeSet::parse_checked(path, json).unwrap();
+        let skipped: Vec<&str> = [
+            "0.0.0.0/0",
+            "::/0",
+            "64.0.0.0/7",
+            "2001::/15",
+            "::ffff:0.0.0.0/96",
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(warnings.len(), skipped.len(), "{warnings:?}");
+        for (w, prefix) in warnings.iter().zip(&skipped) {
+            assert!(
+                w.starts_with(&format!(
+                    "IP range file ranges/evil.json: the prefix {prefix} is too broad"
+                )),
+                "{w}"
+            );
+        }
+        assert!(set.contains(v4(66, 249, 64, 1)) && set.contains(v4(10, 1, 2, 3)));
+        assert!(!set.contains(v4(1, 2, 3, 4)) && !set.contains(v6("2002::1")));
+        assert!(set.contains(v6("2001:4860::1")));
+        // A file of nothing else is not used, with a warning.
+        let dir = std::env::temp_dir().join(format!("crawlaudit-broad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("googlebot.txt"), "0.0.0.0/0\n::/0\n").unwrap();
+        std::fs::write(dir.join("bingbot.txt"), "157.55.39.0/24\n").unwrap();
+        let ranges = IpRanges::load_dir(&dir).unwrap();
+        assert_eq!(ranges.names().collect::<Vec<_>>(), ["bingbot.txt"]);
+        assert_eq!(ranges.warnings().len(), 3, "{:?}", ranges.warnings());
+        assert!(ranges.warnings()[2].contains("googlebot.txt holds no other prefix"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

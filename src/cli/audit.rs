@@ -10,13 +10,13 @@ use anyhow::{Context as _, bail};
 use serde_json::json;
 
 use crawlaudit::bots::IpRanges;
-use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs, read_input};
+use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs};
 use crawlaudit::replay::{Collector, Context, HOUR, Settings, VIOLATION_KINDS, replay};
 use crawlaudit::report::{OutputFormats, Report, RunInfo};
 use crawlaudit::shard::Shard;
 use crawlaudit::snapshot::Snapshot;
 
-use super::demo::Demo;
+use super::{demo::Demo, read_input};
 
 /// Exit code when `--fail-on` matched.
 const EXIT_FAIL_ON: u8 = 3;
@@ -225,7 +225,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let format = super::log_format(&args.format, args.json_fields.as_deref())?;
     let catalogue = super::catalogue(args.bots.as_deref())?;
     let ranges = match &ranges_dir {
-        Some(dir) => IpRanges::load_dir(dir)?,
+        Some(dir) => super::load_ranges(dir)?,
         None => IpRanges::default(),
     };
     let snapshot = Snapshot::load(&snapshot_paths)?;

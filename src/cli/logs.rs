@@ -5,7 +5,9 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crawlaudit::logs::{FileReport, Format, ReadOptions, Request, Sink, expand_inputs, read_input};
+use crawlaudit::logs::{FileReport, Format, ReadOptions, Request, Sink, expand_inputs};
+
+use super::read_input;
 
 /// Arguments of `logs`.
 #[derive(Debug, clap::Args)]

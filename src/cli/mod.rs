@@ -27,7 +27,7 @@ const EXIT_INPUT_ERROR: u8 = 2;
 #[derive(Debug, Parser)]
 #[command(name = "crawlaudit", version, about, long_about = None)]
 struct Cli {
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core; at most 4 per core and 256).
     #[arg(long, global = true, value_name = "N")]
     threads: Option<usize>,
     #[command(subcommand)]
@@ -50,11 +50,31 @@ enum Command {
     Merge(merge::Args),
 }
 
+/// `--threads` is capped at this many per core: more only costs start-up
+/// time and memory (each reader of a stream starts one thread per worker).
+const THREADS_PER_CORE: usize = 4;
+/// ... and at this many in all.
+const MAX_THREADS: usize = 256;
+
+/// The `--threads` value used for `asked`.
+fn capped_threads(asked: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    asked
+        .min(cores.saturating_mul(THREADS_PER_CORE))
+        .min(MAX_THREADS)
+}
+
 /// Runs the command line and returns the process exit code: 0 on success,
 /// 2 on a usage or input error (with a one-line message on stderr).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(n) = cli.threads {
+    if let Some(asked) = cli.threads {
+        let n = capped_threads(asked);
+        if n < asked {
+            let _ = writeln!(term::stderr(),
+                "crawlaudit: warning: --threads {asked} is more than this machine can use: capped at {n} ({THREADS_PER_CORE} per core, at most {MAX_THREADS})"
+            );
+        }
         if let Err(e) = rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
             .build_global()
@@ -238,6 +258,36 @@ fn refuse_inside_out(path: &Path, out: &Path, what: &str) -> anyhow::Result<()> 
         );
     }
     Ok(())
+}
+
+/// Reads one input as [`crawlaudit::logs::read_input`] does, and warns when
+/// standard input gave nothing: an empty pipe is a 0-line audit that
+/// succeeds, which is worth a line on stderr (a closed one is a fault).
+pub(crate) fn read_input<S, F>(
+    input: &crawlaudit::logs::Input,
+    options: &crawlaudit::logs::ReadOptions,
+    make_sink: &F,
+) -> (Vec<S>, crawlaudit::logs::FileReport)
+where
+    S: crawlaudit::logs::Sink,
+    F: Fn() -> S + Sync,
+{
+    let (sinks, report) = crawlaudit::logs::read_input(input, options, make_sink);
+    if *input == crawlaudit::logs::Input::Stdin && report.fault.is_none() && report.lines == 0 {
+        let _ = writeln!(term::stderr(),
+            "crawlaudit: warning: standard input was empty (0 lines)"
+        );
+    }
+    (sinks, report)
+}
+
+/// Loads an `--ip-ranges` directory and prints what it skipped as warnings.
+fn load_ranges(dir: &Path) -> anyhow::Result<crawlaudit::bots::IpRanges> {
+    let ranges = crawlaudit::bots::IpRanges::load_dir(dir)?;
+    for warning in ranges.warnings() {
+        let _ = writeln!(term::stderr(), "crawlaudit: warning: {warning}");
+    }
+    Ok(ranges)
 }
 
 /// A closed stdout (`crawlaudit check ... | head`) is not an error.

@@ -1,7 +1,9 @@
 //! Reading one log input, in parallel, accounting for every line.
 //!
-//! Plain files are memory-mapped and split into newline-aligned chunks that
-//! rayon parses in parallel. Gzip files (multi-member too) and standard
+//! Plain files are read in 64 MiB windows (`pread`, in pieces in
+//! parallel, into one reused buffer) split into newline-aligned chunks that
+//! rayon parses in parallel; a file truncated during the run is a fault,
+//! not a crash. Gzip files (multi-member too) and standard
 //! input are read as a stream: one thread reads and decompresses into
 //! blocks of whole lines while worker threads parse the blocks as they
 //! come, so decompression and parsing overlap. Either way each chunk feeds
@@ -302,7 +304,15 @@ where
         ..FileReport::default()
     };
     match input {
-        Input::Stdin => read_stream(io::stdin(), report, options, make_sink),
+        Input::Stdin => match stdin_closed() {
+            Some(why) => {
+                report.fault = Some(format!(
+                    "standard input is closed ({why}): pipe the log in (e.g. `zcat access.log.gz | crawlaudit audit - ...`) or name the log files"
+                ));
+                (Vec::new(), report)
+            }
+            None => read_stream(io::stdin(), report, options, make_sink),
+        },
         Input::File(path) => match File::open(path) {
             Err(e) => {
                 report.fault = Some(format!("cannot read {}: {e}", path.display()));
@@ -313,41 +323,143 @@ where
     }
 }
 
-/// Plain files are mapped this much at a time, so that the resident set
-/// does not grow with the file: each window's chunks are parsed in
-/// parallel, then the window is unmapped.
-const WINDOW: usize = 64 << 20;
-
-fn page_size() -> usize {
-    // The mapping offset only needs a multiple of the page size; 64 KiB is
-    // one on every platform memmap2 supports.
-    64 << 10
+/// Why standard input cannot be read, when it is closed: the Rust runtime
+/// reads a closed descriptor 0 as empty (it opens `/dev/null` read-write in
+/// its place at start-up, and reads that fail with `EBADF` return 0 bytes),
+/// so a `<&-` would pass for an empty log. `None` when it is open for
+/// reading (which includes an empty pipe or `</dev/null`).
+#[cfg(target_os = "linux")]
+fn stdin_closed() -> Option<&'static str> {
+    // SAFETY: fcntl and fstat on descriptor 0 with a valid out-pointer;
+    // they touch no memory of ours otherwise.
+    let flags = unsafe { libc::fcntl(0, libc::F_GETFL) };
+    if flags == -1 {
+        return Some("descriptor 0 is not open");
+    }
+    match flags & libc::O_ACCMODE {
+        libc::O_WRONLY => return Some("descriptor 0 is open for writing only"),
+        libc::O_RDONLY => return None,
+        _ => {}
+    }
+    // Read-write: is it the runtime's `/dev/null` stand-in for a closed 0?
+    let is_dev_null = |fd_stat: &libc::stat| {
+        std::fs::metadata("/dev/null").is_ok_and(|null| {
+            use std::os::unix::fs::MetadataExt;
+            (fd_stat.st_mode & libc::S_IFMT) == libc::S_IFCHR && fd_stat.st_rdev == null.rdev()
+        })
+    };
+    // SAFETY: an all-zero stat is a valid value for fstat to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: descriptor 0 and a pointer to a live local.
+    let ok = unsafe { libc::fstat(0, &mut st) } == 0;
+    (ok && is_dev_null(&st)).then_some("descriptor 0 was not open when crawlaudit started")
 }
 
-/// Maps `len` bytes of `file` from `offset` (any offset: the map starts at
-/// the page boundary below it). Returns the map and where `offset` is in it.
-fn map_window(file: &File, offset: u64, len: usize) -> io::Result<(memmap2::Mmap, usize)> {
-    let aligned = offset - offset % page_size() as u64;
-    let skip = (offset - aligned) as usize;
-    // SAFETY: the map is read-only and private to this call. If another
-    // process truncates the file while it is mapped, reading the lost pages
-    // raises SIGBUS; log files are appended to (which the map does not see)
-    // or rotated by rename (which keeps this file intact), so we accept that
-    // risk for the speed of reading without copies. Mapping failures fall
-    // back to a streamed read.
-    let map = unsafe {
-        memmap2::MmapOptions::new()
-            .offset(aligned)
-            .len(skip + len)
-            .map(file)?
+/// Elsewhere a closed standard input reads as empty.
+#[cfg(not(target_os = "linux"))]
+fn stdin_closed() -> Option<&'static str> {
+    None
+}
+
+/// Plain files are read this much at a time into one reused buffer, so
+/// that the resident set does not grow with the file: each window is read
+/// in pieces in parallel, then its chunks are parsed in parallel.
+const WINDOW: usize = 64 << 20;
+
+/// A window is read in pieces of this size, one rayon task each, so that
+/// copying from the page cache is spread over the cores as parsing is.
+const PIECE: usize = 4 << 20;
+
+/// Reads `buf.len()` bytes of `file` from `offset` (`pread`: the file's
+/// position is not used on unix).
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Reads `buf.len()` bytes of `file` from `offset`.
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, offset) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Reads `buf.len()` bytes of `file` from `offset` (seek and read: callers
+/// on these platforms read one piece at a time).
+#[cfg(not(any(unix, windows)))]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+/// How a window read failed: the file ended early, or the read failed.
+enum WindowError {
+    /// Fewer bytes than the length seen at open.
+    Shrank,
+    /// Any other read error.
+    Io(io::Error),
+}
+
+/// Reads `len` bytes of `file` from `offset` into `buf` (reused: it keeps
+/// its allocation from window to window), in pieces read in parallel.
+fn read_window(file: &File, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<(), WindowError> {
+    if buf.capacity() < len {
+        // Zeroed by the allocator (fresh pages), not byte by byte.
+        *buf = vec![0; len];
+    } else {
+        buf.resize(len, 0);
+    }
+    let piece = if cfg!(any(unix, windows)) {
+        PIECE
+    } else {
+        usize::MAX
     };
-    Ok((map, skip))
+    let result = buf
+        .par_chunks_mut(piece.min(len.max(1)))
+        .enumerate()
+        .try_for_each(|(i, part)| read_exact_at(file, part, offset + (i * piece) as u64));
+    match result {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Err(WindowError::Shrank),
+        Err(e) => Err(WindowError::Io(e)),
+    }
+}
+
+/// The fault of a window read that failed at `offset` (`want` bytes).
+fn window_fault(path: &Path, file: &File, offset: u64, want: usize, error: WindowError) -> String {
+    match error {
+        WindowError::Shrank => {
+            let now = file.metadata().map_or_else(
+                |e| format!("cannot be read ({e})"),
+                |m| format!("now ends at {}", m.len()),
+            );
+            format!(
+                "{} shrank while it was read ({want} bytes expected at byte {offset}; the file {now}): \
+                 was it truncated (logrotate copytruncate)? the lines before byte {offset} were used; \
+                 rotate by renaming, or give --allow-partial to accept them",
+                path.display()
+            )
+        }
+        WindowError::Io(e) => format!("{}: read failed at byte {offset}: {e}", path.display()),
+    }
 }
 
 fn read_file<S, F>(
     path: &Path,
     file: File,
-    mut report: FileReport,
+    report: FileReport,
     options: &ReadOptions,
     make_sink: &F,
 ) -> (Vec<S>, FileReport)
@@ -357,23 +469,49 @@ where
 {
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     if len == 0 {
+        // Empty, or not a regular file (a pipe, `<(zcat ...)`): a stream.
         return read_stream(file, report, options, make_sink);
     }
-    let first_len = (len as usize).min(WINDOW);
-    let Ok((first, skip)) = map_window(&file, 0, first_len) else {
-        return read_stream(file, report, options, make_sink);
-    };
-    let head = &first[skip..];
-    if let Some(kind) = unsupported_compression(head) {
+    read_plain(path, file, len, WINDOW, report, options, make_sink)
+}
+
+/// Reads the first `len` bytes of a plain (or gzip, then streamed) file,
+/// `len` being its length when it was opened, `window` bytes at a time.
+/// A file that turns out shorter (truncated during the run) is a fault
+/// that names the byte where reading stopped; the lines before are kept.
+fn read_plain<S, F>(
+    path: &Path,
+    file: File,
+    len: u64,
+    window: usize,
+    mut report: FileReport,
+    options: &ReadOptions,
+    make_sink: &F,
+) -> (Vec<S>, FileReport)
+where
+    S: Sink,
+    F: Fn() -> S + Sync,
+{
+    let mut buf = Vec::new();
+    let head_len = (len as usize).min(DETECT_BYTES);
+    if let Err(e) = read_window(&file, 0, head_len, &mut buf) {
+        report.fault = Some(window_fault(path, &file, 0, head_len, e));
+        return (Vec::new(), report);
+    }
+    if let Some(kind) = unsupported_compression(&buf) {
         report.fault = Some(format!("{} is compressed with {kind}", path.display()));
         return (Vec::new(), report);
     }
-    if is_gzip(head) {
-        drop(first);
+    if is_gzip(&buf) {
+        use std::io::{Seek, SeekFrom};
+        let mut file = file;
+        if let Err(e) = file.seek(SeekFrom::Start(0)) {
+            report.fault = Some(format!("cannot read {}: {e}", path.display()));
+            return (Vec::new(), report);
+        }
         return read_stream(file, report, options, make_sink);
     }
-    let Some(format) = resolve_format(&options.format, &head[..head.len().min(DETECT_BYTES)])
-    else {
+    let Some(format) = resolve_format(&options.format, &buf) else {
         report.fault = Some(undetected(&report.path));
         report.format = "undetected".into();
         return (Vec::new(), report);
@@ -382,25 +520,16 @@ where
     let mut state = format.compile().expect("formats were validated when given");
     let mut sinks = Vec::new();
     let mut offset = 0u64;
-    let mut window = Some((first, skip));
     while offset < len {
-        let (map, skip) = match window.take() {
-            Some(w) => w,
-            None => match map_window(&file, offset, (len - offset).min(WINDOW as u64) as usize) {
-                Ok(w) => w,
-                Err(e) => {
-                    report.fault = Some(format!(
-                        "cannot map {} at byte {offset}: {e}",
-                        path.display()
-                    ));
-                    break;
-                }
-            },
-        };
-        let data = &map[skip..];
+        let want = (len - offset).min(window as u64) as usize;
+        if let Err(e) = read_window(&file, offset, want, &mut buf) {
+            report.fault = Some(window_fault(path, &file, offset, want, e));
+            break;
+        }
+        let data = &buf[..];
         let at_end = offset + data.len() as u64 == len;
         // Whole lines only, unless the file ends here; a line longer than
-        // the window makes the next window larger.
+        // the window is counted and skipped.
         let end = if at_end {
             data.len()
         } else {
@@ -410,24 +539,20 @@ where
                     // A line longer than the window (so than MAX_LINE):
                     // count it and skip to its end, window by window.
                     let counts = one_too_long(data);
-                    drop(map);
-                    let mut next = offset + WINDOW as u64;
+                    let mut next = offset + want as u64;
                     let end = loop {
                         if next >= len {
                             break len;
                         }
-                        let want = (len - next).min(WINDOW as u64) as usize;
-                        match map_window(&file, next, want) {
-                            Ok((m, s)) => match memchr::memchr(b'\n', &m[s..]) {
+                        let want = (len - next).min(window as u64) as usize;
+                        match read_window(&file, next, want, &mut buf) {
+                            Ok(()) => match memchr::memchr(b'\n', &buf) {
                                 Some(nl) => break next + nl as u64 + 1,
                                 None => next += want as u64,
                             },
                             Err(e) => {
-                                report.fault = Some(format!(
-                                    "cannot map {} at byte {next}: {e}",
-                                    path.display()
-                                ));
-                                break len;
+                                report.fault = Some(window_fault(path, &file, next, want, e));
+                                break next;
                             }
                         }
                     };
@@ -525,6 +650,68 @@ fn skip_line(source: &mut dyn Read, block_size: usize) -> (u64, Vec<u8>, Option<
     }
 }
 
+/// Concatenated gzip members (as `zcat` reads them), and NUL bytes after
+/// the last one: files preallocated and not filled to the end (`zcat`
+/// accepts them too). Anything else after a member is an error, so a
+/// corrupt stream is still a fault.
+struct GzMembers<R: io::BufRead> {
+    /// The member being read; `None` once the input ended.
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: io::BufRead> GzMembers<R> {
+    fn new(inner: R) -> Self {
+        GzMembers {
+            member: Some(flate2::bufread::GzDecoder::new(inner)),
+        }
+    }
+}
+
+/// After a gzip member: is another one next (`true`), or did the input end,
+/// perhaps after NUL padding (`false`)? Other bytes are an error.
+fn next_member(inner: &mut impl io::BufRead) -> io::Result<bool> {
+    let head = inner.fill_buf()?;
+    if head.is_empty() {
+        return Ok(false);
+    }
+    if head[0] != 0 {
+        // A member (the decoder checks its header) or garbage (it fails).
+        return Ok(true);
+    }
+    loop {
+        let block = inner.fill_buf()?;
+        if block.is_empty() {
+            return Ok(false);
+        }
+        if block.iter().any(|&b| b != 0) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "bytes other than NUL padding after the last gzip member",
+            ));
+        }
+        let n = block.len();
+        inner.consume(n);
+    }
+}
+
+impl<R: io::BufRead> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(member) = self.member.as_mut() else {
+                return Ok(0);
+            };
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let mut inner = self.member.take().expect("checked above").into_inner();
+            if next_member(&mut inner)? {
+                self.member = Some(flate2::bufread::GzDecoder::new(inner));
+            }
+        }
+    }
+}
+
 /// One block of whole lines and the parser state at its start.
 type Block = (usize, Vec<u8>, Compiled);
 
@@ -559,9 +746,10 @@ where
     report.compressed = gzip;
     let chained = io::Cursor::new(head).chain(raw);
     let mut source: Box<dyn Read + Send> = if gzip {
-        Box::new(flate2::read::MultiGzDecoder::new(
-            io::BufReader::with_capacity(1 << 20, chained),
-        ))
+        Box::new(GzMembers::new(io::BufReader::with_capacity(
+            1 << 20,
+            chained,
+        )))
     } else {
         Box::new(chained)
     };

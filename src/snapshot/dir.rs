@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::{ALWAYS, RobotsAnswer, Snapshot, SnapshotError, parse_file_time, warc};
+use super::{
+    ALWAYS, RobotsAnswer, Snapshot, SnapshotError, open_regular, parse_file_time, read_robots_file,
+    warc,
+};
 use crate::indexing::PageRules;
 use crate::robots::{Robots, path_params_query};
 
@@ -141,8 +144,7 @@ fn load_host(dir: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), Snap
                     SnapshotError::new(&file, None, format!("unknown status {ext:?}: use .txt (200) or an HTTP status such as .404 or .503"))
                 })?
             };
-            let body = std::fs::read(&file)
-                .map_err(|e| SnapshotError::new(&file, None, format!("cannot read: {e}")))?;
+            let body = read_robots_file(&file)?;
             let answer = match status {
                 200..=299 => RobotsAnswer::Rules(Arc::new(Robots::parse(&body))),
                 300..=399 => {
@@ -161,9 +163,10 @@ fn load_host(dir: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), Snap
             };
             snapshot.add_robots(host, from, status, answer, name);
         }
-    } else if single.exists() {
-        let body = std::fs::read(&single)
-            .map_err(|e| SnapshotError::new(&single, None, format!("cannot read: {e}")))?;
+    } else if single.symlink_metadata().is_ok() {
+        // Present, even as a dangling link (which is an error, not a host
+        // without robots.txt).
+        let body = read_robots_file(&single)?;
         snapshot.add_robots(
             host,
             ALWAYS,
@@ -173,7 +176,7 @@ fn load_host(dir: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), Snap
         );
     }
     let pages = dir.join("pages.jsonl");
-    if pages.exists() {
+    if pages.symlink_metadata().is_ok() {
         load_pages(&pages, host, snapshot)?;
     }
     Ok(())
@@ -215,8 +218,7 @@ fn ok() -> u16 {
 pub const MAX_PAGE_LINE: usize = 16 << 20;
 
 fn load_pages(path: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), SnapshotError> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| SnapshotError::new(path, None, format!("cannot read: {e}")))?;
+    let file = open_regular(path)?;
     load_pages_from(file, path, host, snapshot)
 }
 

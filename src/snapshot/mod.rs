@@ -67,6 +67,74 @@ impl SnapshotError {
     }
 }
 
+/// What a path that is not a regular file is, for messages.
+fn special_kind(file_type: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        } else if file_type.is_char_device() {
+            return "a character device";
+        } else if file_type.is_block_device() {
+            return "a block device";
+        } else if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
+}
+
+/// Opens a snapshot file for reading, if it is a regular file (after
+/// following symbolic links): a FIFO would block the run, a device such as
+/// `/dev/zero` would never end.
+pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File, SnapshotError> {
+    let refuse = |file_type: std::fs::FileType| {
+        SnapshotError::new(
+            path,
+            None,
+            format!(
+                "not a regular file ({}): a snapshot is made of regular files; copy the contents into one",
+                special_kind(file_type)
+            ),
+        )
+    };
+    let cannot = |e: std::io::Error| SnapshotError::new(path, None, format!("cannot read: {e}"));
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(refuse(meta.file_type()));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Replaced by a FIFO since the check above: do not wait for a writer.
+    #[cfg(target_os = "linux")]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(refuse(meta.file_type()));
+    }
+    Ok(file)
+}
+
+/// Reads a robots.txt body from a snapshot file: at most
+/// [`crate::robots::MAX_ROBOTS_BYTES`] and one byte more (the parser
+/// ignores what is past 500 KiB; the extra byte tells it the file was
+/// longer), from regular files only.
+pub(crate) fn read_robots_file(path: &Path) -> Result<Vec<u8>, SnapshotError> {
+    use std::io::Read;
+    let file = open_regular(path)?;
+    let mut body = Vec::new();
+    file.take(crate::robots::MAX_ROBOTS_BYTES as u64 + 1)
+        .read_to_end(&mut body)
+        .map_err(|e| SnapshotError::new(path, None, format!("cannot read: {e}")))?;
+    Ok(body)
+}
+
 /// What fetching robots.txt answered.
 #[derive(Clone, Debug)]
 pub enum RobotsAnswer {

@@ -7,7 +7,6 @@
 //! A `revisit` record repeats an earlier response's content at its own date.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
@@ -223,8 +222,7 @@ fn split_url(uri: &str) -> Option<(String, String)> {
 
 /// Loads one WARC file into `snapshot` and returns what it held.
 pub(crate) fn load(path: &Path, snapshot: &mut Snapshot) -> Result<WarcStats, SnapshotError> {
-    let file = File::open(path)
-        .map_err(|e| SnapshotError::new(path, None, format!("cannot read: {e}")))?;
+    let file = super::open_regular(path)?;
     load_from(file, path, snapshot)
 }
 

@@ -252,3 +252,104 @@ fn lines_over_the_limit_are_counted_and_skipped() {
         }
     }
 }
+
+/// Reads `path` as if it was `len` bytes long when opened (its length
+/// before a truncation), `window` bytes at a time.
+fn read_as_opened(
+    path: &std::path::Path,
+    len: u64,
+    window: usize,
+) -> (Vec<(Vec<u8>, u16, i64)>, FileReport) {
+    let options = ReadOptions {
+        format: Format::Auto,
+        chunk_size: 4096,
+    };
+    let report = FileReport {
+        path: path.display().to_string(),
+        ..FileReport::default()
+    };
+    let file = File::open(path).unwrap();
+    let (sinks, report) = read_plain(path, file, len, window, report, &options, &Keep::default);
+    (flat(sinks), report)
+}
+
+#[test]
+fn a_file_truncated_while_read_is_a_fault_not_a_crash() {
+    // logrotate's copytruncate empties the file the reader has open: what
+    // was seen at open is no longer there. Reading the second window finds
+    // the end of the file; the first window's lines are kept.
+    let text: String = (0..3000).map(line).collect();
+    let path = temp("copytruncate.log", text.as_bytes());
+    let len = text.len() as u64;
+    let window = 64 << 10;
+    let cut = window as u64 + 1000;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(cut)
+        .unwrap();
+    let (got, r) = read_as_opened(&path, len, window);
+    let fault = r.fault.expect("a truncated file is a fault");
+    let first_end = text.as_bytes()[..window]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    let expected = format!(
+        "{} shrank while it was read ({window} bytes expected at byte {first_end}; the file now ends at {cut}): was it truncated (logrotate copytruncate)?",
+        path.display()
+    );
+    assert!(fault.starts_with(&expected), "{fault}");
+    let kept = text[..first_end].lines().count();
+    assert_eq!((r.lines as usize, got.len()), (kept, kept));
+    assert_eq!(r.bytes, first_end as u64);
+    assert_eq!(got[kept - 1].0, format!("/p{}?x=1", kept - 1).into_bytes());
+    // Emptied before the first byte was read: a fault at byte 0.
+    std::fs::File::create(&path).unwrap();
+    let (got, r) = read_as_opened(&path, len, window);
+    assert!(got.is_empty() && r.lines == 0);
+    assert!(
+        r.fault.unwrap().contains("the file now ends at 0"),
+        "emptied file"
+    );
+}
+
+#[test]
+fn windows_of_any_size_read_the_same() {
+    let text: String = (0..3000).map(line).collect();
+    let path = temp("windows.log", text.as_bytes());
+    let (whole, r) = read(&path, 1 << 20);
+    assert_eq!(r.lines, 3000);
+    for window in [MAX_LINE, 70_000 + MAX_LINE, text.len() - 1] {
+        let (got, r) = read_as_opened(&path, text.len() as u64, window);
+        assert_eq!(got, whole, "window {window}");
+        assert_eq!((r.lines, r.bytes, r.fault), (3000, text.len() as u64, None));
+    }
+}
+
+#[test]
+fn nul_padding_after_the_last_gzip_member_is_accepted() {
+    // A preallocated file that was not filled to its end: `zcat` reads it.
+    let text: String = (0..500).map(line).collect();
+    let mut padded = gzip(text.as_bytes());
+    padded.extend(gzip(b""));
+    padded.extend(std::iter::repeat_n(0u8, 100_000));
+    let (got, r) = read(&temp("padded.log.gz", &padded), 64 << 10);
+    assert_eq!(r.fault, None);
+    assert_eq!((got.len(), r.lines, r.compressed), (500, 500, true));
+    // Other bytes after the padding, or instead of it, are still a fault.
+    for tail in [&b"\0\0\0garbage"[..], b"garbage"] {
+        let mut bad = gzip(text.as_bytes());
+        bad.extend_from_slice(tail);
+        let (got, r) = read(&temp("trailing.log.gz", &bad), 64 << 10);
+        assert!(
+            r.fault
+                .as_deref()
+                .is_some_and(|f| f.contains("gzip stream is corrupt")),
+            "{tail:?}: {:?}",
+            r.fault
+        );
+        assert_eq!(got.len(), 500, "{tail:?}");
+    }
+}
