@@ -23,6 +23,7 @@
 //!   written atomically.
 //! - [`shard`]: the stable host hash that splits an audit into shards
 //!   (`--shard K/N`) whose reports `merge` adds up.
+//! - [`bounded_read`]: whole files the user names, read with a bound.
 //! - [`indexing`]: `X-Robots-Tag` header lines and robots `<meta>` tags, and
 //!   the effective indexing rules for one crawler, with their provenance.
 //!
@@ -37,6 +38,7 @@
 //! ```
 
 pub mod bots;
+pub mod bounded_read;
 pub mod indexing;
 pub mod logs;
 pub mod replay;

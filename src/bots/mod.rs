@@ -399,10 +399,20 @@ impl Catalogue {
     /// bad category, an invalid pattern (with its position), or a reference
     /// to an engine that does not exist.
     pub fn load(path: &Path) -> Result<Catalogue, CatalogError> {
+        /// A `--bots` file past this is refused (the built-in catalogue
+        /// is a few hundred KiB).
+        const MAX_CATALOGUE_BYTES: u64 = 16 << 20;
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| CatalogError::Io {
+        let io = |source| CatalogError::Io {
             path: shown.clone(),
             source,
+        };
+        let bytes = crate::bounded_read::read_at_most(path, MAX_CATALOGUE_BYTES).map_err(io)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("not UTF-8: {e}"),
+            ))
         })?;
         Catalogue::with_overrides(Some((&text, &shown)))
     }

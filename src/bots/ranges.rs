@@ -227,10 +227,16 @@ impl RangeSet {
     /// # Errors
     /// As [`RangeSet::load`].
     pub fn load_checked(path: &Path) -> Result<(RangeSet, Vec<String>), RangeError> {
-        let bytes = std::fs::read(path).map_err(|source| RangeError::Io {
-            path: path.into(),
-            source,
-        })?;
+        /// A range file past this is refused (the operators' files are
+        /// kilobytes).
+        const MAX_RANGE_FILE_BYTES: u64 = 64 << 20;
+        let bytes =
+            crate::bounded_read::read_at_most(path, MAX_RANGE_FILE_BYTES).map_err(|source| {
+                RangeError::Io {
+                    path: path.into(),
+                    source,
+                }
+            })?;
         RangeSet::parse_checked(path, &bytes)
     }
 

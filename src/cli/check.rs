@@ -57,7 +57,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             args.user_agent
         );
     }
-    let body = std::fs::read(&args.robots_file)
+    // Google reads the first 500 KiB; the byte after tells that it was cut.
+    let limit = crawlaudit::robots::MAX_ROBOTS_BYTES as u64 + 1;
+    let body = crawlaudit::bounded_read::read_prefix(&args.robots_file, limit)
         .with_context(|| format!("cannot read robots.txt file {}", args.robots_file.display()))?;
     let robots = Robots::parse(&body);
     let token_refs: Vec<&str> = tokens.iter().map(String::as_str).collect();

@@ -71,7 +71,8 @@ pub fn main() -> ExitCode {
     if let Some(asked) = cli.threads {
         let n = capped_threads(asked);
         if n < asked {
-            let _ = writeln!(term::stderr(),
+            let _ = writeln!(
+                term::stderr(),
                 "crawlaudit: warning: --threads {asked} is more than this machine can use: capped at {n} ({THREADS_PER_CORE} per core, at most {MAX_THREADS})"
             );
         }
@@ -274,7 +275,8 @@ where
 {
     let (sinks, report) = crawlaudit::logs::read_input(input, options, make_sink);
     if *input == crawlaudit::logs::Input::Stdin && report.fault.is_none() && report.lines == 0 {
-        let _ = writeln!(term::stderr(),
+        let _ = writeln!(
+            term::stderr(),
             "crawlaudit: warning: standard input was empty (0 lines)"
         );
     }

@@ -97,11 +97,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let html = if path.as_os_str() == "-" {
             let mut buf = Vec::new();
             io::stdin()
+                .take((16 << 20) + 1)
                 .read_to_end(&mut buf)
                 .context("cannot read HTML from standard input")?;
+            if buf.len() > 16 << 20 {
+                bail!("the HTML on standard input is larger than 16 MiB: keep the page's <head>");
+            }
             buf
         } else {
-            std::fs::read(path)
+            // Googlebot reads the first 15 MB of a page.
+            crawlaudit::bounded_read::read_at_most(path, 16 << 20)
                 .with_context(|| format!("cannot read HTML file {}", path.display()))?
         };
         page.add_html(&html);
