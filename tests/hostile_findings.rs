@@ -12,7 +12,7 @@ mod common;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use common::{Run, bounded};
+use common::Run;
 
 fn dir(name: &str) -> PathBuf {
     common::fresh_dir(&format!("findings-{name}"))
@@ -22,21 +22,18 @@ fn summary(out: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap()
 }
 
-/// `crawlaudit audit LOG --snapshot SNAP --out OUT --quiet EXTRA...`,
+/// `crawlaudit audit LOG --snapshot SNAP --out DIR/out --quiet EXTRA...`,
 /// bounded.
 fn audit(d: &Path, log: &Path, snap: &Path, extra: &[&str], secs: u64, mib: u64) -> Run {
-    let out = d.join("out");
-    let mut args = vec![
-        "audit",
+    common::bounded_audit(
+        d,
         log.to_str().unwrap(),
-        "--snapshot",
-        snap.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ];
-    args.extend_from_slice(extra);
-    bounded(&args, d, secs, mib)
+        snap,
+        &d.join("out"),
+        extra,
+        secs,
+        mib,
+    )
 }
 
 /// The total size of the files in `dir`.

@@ -44,17 +44,7 @@ fn summary(out: &Path) -> serde_json::Value {
 /// `crawlaudit audit LOG --snapshot SNAP --out OUT --quiet EXTRA...`,
 /// bounded to `secs` seconds and 256 MiB.
 fn audit(d: &Path, log: &str, snap: &Path, out: &Path, extra: &[&str], secs: u64) -> Run {
-    let mut args = vec![
-        "audit",
-        log,
-        "--snapshot",
-        snap.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ];
-    args.extend_from_slice(extra);
-    bounded(&args, d, secs, 256)
+    common::bounded_audit(d, log, snap, out, extra, secs, 256)
 }
 
 #[test]

@@ -137,3 +137,28 @@ pub fn dir_files(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// `crawlaudit audit LOG --snapshot SNAP --out OUT --quiet EXTRA...`,
+/// bounded to `secs` seconds and `mib` MiB of peak RSS ([`bounded`]).
+#[cfg(target_os = "linux")]
+pub fn bounded_audit(
+    dir: &Path,
+    log: &str,
+    snap: &Path,
+    out: &Path,
+    extra: &[&str],
+    secs: u64,
+    mib: u64,
+) -> Run {
+    let mut args = vec![
+        "audit",
+        log,
+        "--snapshot",
+        snap.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    bounded(&args, dir, secs, mib)
+}
