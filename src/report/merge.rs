@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use serde_json::Value;
 
-use super::contain::contain;
+use super::contain::{contain, read_parquet};
 use super::{Parts, Report, ReportError};
 use crate::logs::FileReport;
 use crate::replay::{Counts, FINDING_KINDS, Finding, VIOLATION_KINDS, Violation, sort_rows};
@@ -159,18 +159,9 @@ fn read_table<T>(
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Err(shard_error(&path, "cannot read: not a regular file"));
     }
-    contain(|| {
-        let df = ParquetReader::new(file)
-            .finish()
-            .map_err(|e| shard_error(&path, format!("not a report table: {e}")))?;
-        rows(&df, &path)
-    })
-    .map_err(|panic| {
-        shard_error(
-            &path,
-            format!("not a report table: the Parquet reader failed ({panic})"),
-        )
-    })?
+    let df =
+        read_parquet(file).map_err(|e| shard_error(&path, format!("not a report table: {e}")))?;
+    rows(&df, &path)
 }
 
 /// A `&'static str` of `kinds` equal to `text`.

@@ -68,16 +68,12 @@ pub fn read_state(path: &Path) -> Result<State, ReportError> {
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Err(invalid(&"not a regular file"));
     }
-    super::contain::contain(|| state_of(file))
-        .map_err(|panic| invalid(&format!("the Parquet reader failed: {panic}")))?
-        .map_err(|e| invalid(&e))
+    let df = super::contain::read_parquet(file).map_err(|e| invalid(&e))?;
+    state_of(&df).map_err(|e| invalid(&e))
 }
 
 /// The state in a state file's table; the error says what is wrong.
-fn state_of(file: File) -> Result<State, String> {
-    let df = ParquetReader::new(file)
-        .finish()
-        .map_err(|e| e.to_string())?;
+fn state_of(df: &DataFrame) -> Result<State, String> {
     let column = |name: &str| df.column(name).map_err(|e| e.to_string());
     let text = |name: &str| -> Result<StringChunked, String> {
         Ok(column(name)?.str().map_err(|e| e.to_string())?.clone())
