@@ -12,7 +12,7 @@ export RUSTC_BOOTSTRAP=1
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
   runs=(bots_toml=600 warc=600 pages_jsonl=600 indexing=600 robots=900
-        log_template=720 log_json=720 log_w3c=720)
+        log_template=720 log_json=720 log_w3c=720 merge_state=600)
 fi
 for run in "${runs[@]}"; do
   target=${run%%=*}

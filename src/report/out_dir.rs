@@ -137,14 +137,59 @@ pub fn check_out(out: &Path) -> Result<PathBuf, ReportError> {
 
 /// A directory created exclusively beside `target`, named unpredictably
 /// (`.NAME.tmp-PID-RANDOM`), removed when dropped unless kept.
-pub(super) fn temp_dir_beside(
-    parent: &Path,
-    name: &str,
-    what: &str,
-) -> std::io::Result<tempfile::TempDir> {
+pub(super) fn temp_dir_beside(parent: &Path, name: &str, what: &str) -> std::io::Result<ReportDir> {
     tempfile::Builder::new()
         .prefix(&format!(".{name}.{what}-{}-", std::process::id()))
         .tempdir_in(parent)
+        .map(|dir| ReportDir(Some(dir)))
+}
+
+/// A report directory of a temporary name (being written, or the old
+/// report moved aside), removed on drop unless kept: every file but the
+/// marker first, then the marker, then the directory, so that a run killed
+/// while removing it leaves a directory with the marker, or an empty one,
+/// which the next run's [`remove_stale`] removes.
+pub(super) struct ReportDir(Option<tempfile::TempDir>);
+
+impl ReportDir {
+    /// Where it is.
+    pub(super) fn path(&self) -> &Path {
+        self.0
+            .as_ref()
+            .expect("a ReportDir is kept only by keep")
+            .path()
+    }
+
+    /// Leaves it in place (it was renamed to the report's name).
+    fn keep(mut self) {
+        if let Some(dir) = self.0.take() {
+            let _ = dir.keep();
+        }
+    }
+}
+
+impl Drop for ReportDir {
+    fn drop(&mut self) {
+        let Some(dir) = self.0.take() else {
+            return;
+        };
+        if let Ok(entries) = fs::read_dir(dir.path()) {
+            for entry in entries.flatten() {
+                if entry.file_name() == MARKER {
+                    continue;
+                }
+                let path = entry.path();
+                let _ = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    fs::remove_dir_all(&path)
+                } else {
+                    fs::remove_file(&path)
+                };
+            }
+        }
+        let _ = fs::remove_file(dir.path().join(MARKER));
+        // The directory, now empty (or whatever is left: TempDir's removal).
+        drop(dir);
+    }
 }
 
 /// Replaces `out` (checked by [`check_out`]) with the finished report in
@@ -152,7 +197,7 @@ pub(super) fn temp_dir_beside(
 /// exchange names, so that a run killed at any moment leaves one complete
 /// report or the other); the old report is removed.
 pub(super) fn swap_in(
-    tmp: tempfile::TempDir,
+    tmp: ReportDir,
     out: &Path,
     parent: &Path,
     name: &str,
@@ -177,18 +222,18 @@ pub(super) fn swap_in(
         fs::rename(out, old.path()).map_err(io_error(out))?;
         if let Err(source) = fs::rename(tmp.path(), out) {
             let _ = fs::rename(old.path(), out);
-            let _ = old.keep();
+            old.keep();
             return Err(ReportError::Io {
                 path: out.to_path_buf(),
                 source,
             });
         }
-        let _ = tmp.keep();
+        tmp.keep();
         drop(old);
         return Ok(());
     }
     fs::rename(tmp.path(), out).map_err(io_error(out))?;
-    let _ = tmp.keep();
+    tmp.keep();
     Ok(())
 }
 
@@ -273,4 +318,30 @@ pub(super) fn remove_stale(parent: &Path, name: &str) {
 fn process_exists(pid: u32) -> bool {
     let proc = Path::new("/proc");
     !proc.is_dir() || proc.join(pid.to_string()).exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_directory_is_removed_with_its_marker_last_or_kept() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = temp_dir_beside(parent.path(), "reports", "old").unwrap();
+        let path = dir.path().to_path_buf();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with(&format!(".reports.old-{}-", std::process::id())));
+        fs::write(path.join(MARKER), "").unwrap();
+        fs::write(path.join("violations.csv"), "x").unwrap();
+        fs::create_dir(path.join("sub")).unwrap();
+        fs::write(path.join("sub/f"), "y").unwrap();
+        drop(dir);
+        assert!(!path.exists());
+
+        let dir = temp_dir_beside(parent.path(), "reports", "tmp").unwrap();
+        let path = dir.path().to_path_buf();
+        fs::write(path.join(MARKER), "").unwrap();
+        dir.keep();
+        assert!(path.join(MARKER).is_file());
+    }
 }
