@@ -46,3 +46,4 @@ pub mod report;
 pub mod robots;
 pub mod shard;
 pub mod snapshot;
+pub mod time;

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 use crawlaudit::bots::Crawler;
 use crawlaudit::robots::{Selection, target_path};
-use crawlaudit::snapshot::{Policy, Snapshot, format_time, normalize_host};
+use crawlaudit::snapshot::{Policy, Snapshot, normalize_host};
+use crawlaudit::time::format_time;
 
 /// Parses `--at`: RFC 3339, or a date (midnight UTC).
 fn parse_at(text: &str) -> anyhow::Result<i64> {

@@ -273,7 +273,7 @@ impl Template {
     ) -> Result<Request<'a>, BadReason> {
         let mut req = Request {
             valid_request: true,
-            resolution: super::time::SECOND,
+            resolution: crate::time::SECOND,
             ..Request::default()
         };
         let mut time: Option<LogTime> = None;
@@ -501,7 +501,7 @@ mod tests {
                 .to_string(),
             "2025-04-17T04:10:56Z"
         );
-        assert_eq!(r.resolution(), super::super::time::SECOND);
+        assert_eq!(r.resolution(), crate::time::SECOND);
     }
 
     #[test]

@@ -42,13 +42,11 @@ use crate::bots::{Catalogue, Crawler, IpRanges};
 use crate::logs::{Request, Sink};
 use crate::shard::Shard;
 use crate::snapshot::{Snapshot, normalize_host};
+use crate::time::HOUR;
 
 pub(crate) use judge::merge_unknown_hosts;
 pub use judge::replay;
 pub use state::{Fetch, LastRequest, State};
-
-/// Nanoseconds in an hour.
-pub const HOUR: i64 = 3_600_000_000_000;
 
 /// The kinds of violation, in the report's order (`Violation::kind`).
 pub const VIOLATION_KINDS: [&str; 4] = ["disallow", "crawl-delay", "noindex", "unavailable-after"];

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::{
-    ALWAYS, RobotsAnswer, Snapshot, SnapshotError, open_regular, parse_file_time, read_robots_file,
-    warc,
+    RobotsAnswer, Snapshot, SnapshotError, open_regular, parse_file_time, read_robots_file, warc,
 };
 use crate::indexing::PageRules;
 use crate::robots::{Robots, path_params_query};
+use crate::time::{ALWAYS, instant};
 
 /// Does `path` look like a snapshot directory: a folder holding at least
 /// one host folder (with `robots.txt`, `robots/` or `pages.jsonl`)?
@@ -281,7 +281,7 @@ pub(crate) fn load_pages_from(
                         format!("\"from\": {t:?} is not an RFC 3339 time ({e})"),
                     )
                 })?;
-                super::instant(ts)
+                instant(ts)
                     .ok_or_else(|| SnapshotError::new(path, at(), "\"from\" is out of range"))?
             }
             None => ALWAYS,

@@ -30,20 +30,16 @@ use std::sync::Arc;
 
 use crate::indexing::PageRules;
 use crate::robots::Robots;
+use crate::time::{ALWAYS, DAY, instant};
 
 pub use dir::MAX_PAGE_LINE;
 pub use warc::{MAX_WARC_BLOCK, MAX_WARC_HEADER_LINE, MAX_WARC_HEADERS, WarcStats};
 
-/// Nanoseconds in a day.
-const DAY: i64 = 86_400 * 1_000_000_000;
 /// How long a 5xx answer means "disallow everything" before the last good
 /// version applies again.
 pub const UNAVAILABLE_LIMIT: i64 = 30 * DAY;
 /// Redirects followed when fetching robots.txt.
 pub const MAX_REDIRECTS: usize = 5;
-
-/// The start of time, for versions that hold for the whole audit window.
-pub const ALWAYS: i64 = i64::MIN;
 
 /// An error reading a snapshot: the file, where in it, and what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -694,23 +690,6 @@ pub(crate) fn parse_file_time(stem: &str) -> Option<i64> {
     }
     let text = String::from_utf8(fixed).ok()?;
     instant(text.parse().ok()?)
-}
-
-/// A snapshot time in UTC nanoseconds, when it fits an `i64` and is not
-/// [`ALWAYS`] (which only a version without a time means).
-pub(crate) fn instant(ts: jiff::Timestamp) -> Option<i64> {
-    i64::try_from(ts.as_nanosecond())
-        .ok()
-        .filter(|&t| t != ALWAYS)
-}
-
-/// Formats UTC nanoseconds as RFC 3339 (`ALWAYS` as `-`).
-pub fn format_time(t: i64) -> String {
-    if t == ALWAYS {
-        return "-".to_string();
-    }
-    jiff::Timestamp::from_nanosecond(i128::from(t))
-        .map_or_else(|_| t.to_string(), |ts| ts.to_string())
 }
 
 #[cfg(test)]

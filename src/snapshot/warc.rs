@@ -205,7 +205,7 @@ impl<R: BufRead> Reader<R> {
 
 /// Parses a WARC date (RFC 3339, UTC) to nanoseconds.
 fn warc_date(text: &str) -> Option<i64> {
-    super::instant(text.trim().parse().ok()?)
+    crate::time::instant(text.trim().parse().ok()?)
 }
 
 /// Splits an http(s) URL into host and path-and-query.
