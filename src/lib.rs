@@ -24,6 +24,8 @@
 //! - [`shard`]: the stable host hash that splits an audit into shards
 //!   (`--shard K/N`) whose reports `merge` adds up.
 //! - [`bounded_read`]: whole files the user names, read with a bound.
+//! - [`host`]: hosts as the audit names them (normalized), and the check
+//!   of a host that `--site` or a snapshot folder names.
 //! - [`indexing`]: `X-Robots-Tag` header lines and robots `<meta>` tags, and
 //!   the effective indexing rules for one crawler, with their provenance.
 //!
@@ -39,6 +41,7 @@
 
 pub mod bots;
 pub mod bounded_read;
+pub mod host;
 pub mod indexing;
 pub mod logs;
 pub mod replay;

@@ -244,8 +244,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(site) = &args.site {
-        crawlaudit::snapshot::check_host(site)
-            .map_err(|m| anyhow::anyhow!("--site {site:?}: {m}"))?;
+        crawlaudit::host::check_host(site).map_err(|m| anyhow::anyhow!("--site {site:?}: {m}"))?;
     }
     let settings = Settings {
         robots_cache_grace: args.robots_cache_grace,

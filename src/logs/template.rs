@@ -10,8 +10,9 @@ use std::borrow::Cow;
 use std::cell::Cell;
 
 use super::BadReason;
-use super::record::{Request, split_request_line, strip_default_port};
+use super::record::{Request, split_request_line};
 use super::time::{LogTime, parse_clf, parse_epoch, parse_iso};
+use crate::host::strip_default_port;
 
 /// What a field holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -28,6 +28,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::host::{normalize_host, split_authority};
 use crate::indexing::PageRules;
 use crate::robots::Robots;
 use crate::time::{ALWAYS, DAY, instant};
@@ -337,28 +338,6 @@ pub struct Snapshot {
     pub(crate) warc: Vec<(String, WarcStats)>,
 }
 
-/// A host as snapshots and reports name it: lower case, without a trailing
-/// dot, and without the default ports 80 and 443.
-pub fn normalize_host(host: &str) -> String {
-    let mut h = host.trim().trim_end_matches('.').to_ascii_lowercase();
-    for port in [":80", ":443"] {
-        if let Some(stripped) = h.strip_suffix(port) {
-            h = stripped.to_string();
-        }
-    }
-    h
-}
-
-/// Checks a host as `--site` or a host folder names it (after
-/// [`normalize_host`]): a host name or IP address, with `:port` only for
-/// ports other than 80 and 443. The error says what is wrong.
-///
-/// # Errors
-/// A message for people when `host` is not such a host.
-pub fn check_host(host: &str) -> Result<(), String> {
-    dir::check_host_name(&normalize_host(host))
-}
-
 impl Snapshot {
     /// Loads snapshot paths: directories (SPEC 4.1) and WARC or `.warc.gz`
     /// files (SPEC 4.2), merged into one timeline per host.
@@ -662,13 +641,12 @@ fn redirect_host(host: &str, location: &str) -> Option<String> {
     let location = location.trim();
     let (target_host, path) = match location.split_once("://") {
         Some((_, rest)) => {
-            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            (normalize_host(&rest[..end]), &rest[end..])
+            let (authority, path) = split_authority(rest);
+            (normalize_host(authority), path)
         }
         None if location.starts_with("//") => {
-            let rest = &location[2..];
-            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            (normalize_host(&rest[..end]), &rest[end..])
+            let (authority, path) = split_authority(&location[2..]);
+            (normalize_host(authority), path)
         }
         None => (host.to_string(), location),
     };
