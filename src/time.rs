@@ -99,6 +99,7 @@ mod tests {
     fn times() {
         assert_eq!(format_time(ALWAYS), "-");
         assert_eq!(format_time(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_time(1_793_491_200 * SECOND), "2026-11-01T00:00:00Z");
         assert_eq!(instant(jiff::Timestamp::UNIX_EPOCH), Some(0));
     }
 }
