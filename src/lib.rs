@@ -4,31 +4,24 @@
 //! library is a set of small stages; the `crawlaudit` binary is a thin
 //! command line over them.
 //!
-//! - [`robots`]: the robots.txt evaluator (RFC 9309, agreeing with Google's
-//!   reference matcher): parse once, then decide many paths, each
-//!   [`robots::Verdict`] naming its deciding rule and line.
-//! - [`bots`]: the crawler catalogue, identification of User-Agents, the
-//!   engines crawlers feed, and verification against published IP ranges.
-//! - [`logs`]: access logs in every common format (combined, common,
-//!   vhost_combined, nginx `log_format`, JSON, W3C), plain or gzip, read in
-//!   parallel with every line accounted for.
-//! - [`snapshot`]: site snapshots (directories and WARC files): robots.txt
-//!   versions over time with RFC 9309's status handling, and page versions
-//!   with their indexing rules.
-//! - [`replay`]: every crawler request judged against the robots.txt
-//!   versions it may have cached, crawl-delays and indexing rules, with
-//!   findings (spoofed agents, crawlers that never read robots.txt, ...).
-//! - [`report`]: the only module that uses polars: violations, crawlers
-//!   and findings tables as CSV, Parquet and NDJSON, and `summary.json`,
-//!   written atomically.
-//! - [`shard`]: the stable host hash that splits an audit into shards
-//!   (`--shard K/N`) whose reports `merge` adds up.
+//! The modules, each using only those above it:
+//!
+//! - [`time`]: nanosecond instants and durations, units, RFC 3339 printing.
+//! - [`host`]: hosts as the audit names them, and the check of a named host.
 //! - [`bounded_read`]: whole files the user names, read with a bound.
-//! - [`indexing`]: `X-Robots-Tag` header lines and robots `<meta>` tags, and
-//!   the effective indexing rules for one crawler, with their provenance.
+//! - [`robots`]: the robots.txt evaluator (RFC 9309, as Google's reference).
+//! - [`indexing`]: `X-Robots-Tag` lines and robots `<meta>` tags per crawler.
+//! - [`bots`]: the crawler catalogue, identification, IP range verification.
+//! - [`logs`]: access logs in every common format, read in parallel.
+//! - [`snapshot`]: site snapshots: robots.txt and page versions over time.
+//! - [`shard`]: the stable host hash behind `--shard K/N`.
+//! - [`replay`]: crawler requests judged against the robots.txt they cached.
+//! - [`report`]: the tables as CSV, Parquet, NDJSON, JSON and HTML (polars).
+//!
+//! The types and functions most callers need are re-exported here.
 //!
 //! ```
-//! use crawlaudit::robots::{Robots, path_params_query};
+//! use crawlaudit::{Robots, path_params_query};
 //!
 //! let robots = Robots::parse(b"User-agent: Googlebot\nDisallow: /search\n");
 //! let path = path_params_query(b"https://example.com/search?q=rust");
@@ -39,6 +32,7 @@
 
 pub mod bots;
 pub mod bounded_read;
+pub mod host;
 pub mod indexing;
 pub mod logs;
 pub mod replay;
@@ -46,3 +40,15 @@ pub mod report;
 pub mod robots;
 pub mod shard;
 pub mod snapshot;
+pub mod time;
+
+pub use bots::{Catalogue, Crawler, Identifier, IpRanges};
+pub use host::{check_host, normalize_host};
+pub use indexing::PageRules;
+pub use logs::{FileReport, Format, Input, ReadOptions, Request, Sink, read_input};
+pub use replay::{Collector, Context, Finding, Outcome, Settings, Violation};
+pub use report::{OutputFormats, Report, RunInfo, read_state, write_state};
+pub use robots::{Robots, Verdict, path_params_query};
+pub use shard::Shard;
+pub use snapshot::{Policy, Snapshot};
+pub use time::{Nanos, format_time};

@@ -14,7 +14,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::snapshot::normalize_host;
+use crate::host::normalize_host;
 
 /// One shard of N: `--shard K/N`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,10 +11,13 @@ use serde_json::json;
 
 use crawlaudit::bots::IpRanges;
 use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs};
-use crawlaudit::replay::{Collector, Context, HOUR, Settings, VIOLATION_KINDS, replay};
+use crawlaudit::replay::{Collector, Context, Settings, VIOLATION_KINDS, replay};
 use crawlaudit::report::{OutputFormats, Report, RunInfo};
 use crawlaudit::shard::Shard;
 use crawlaudit::snapshot::Snapshot;
+use crawlaudit::time::{
+    ALWAYS, DAY, HOUR, MINUTE, SECOND, format_time, from_seconds, whole_seconds,
+};
 
 use super::{demo::Demo, read_input};
 
@@ -100,7 +103,7 @@ fn parse_duration(s: &str) -> Result<i64, String> {
     if let Ok(secs) = s.parse::<u64>() {
         return i64::try_from(secs)
             .ok()
-            .and_then(|v| v.checked_mul(1_000_000_000))
+            .and_then(from_seconds)
             .ok_or_else(err);
     }
     let mut total: i64 = 0;
@@ -111,10 +114,10 @@ fn parse_duration(s: &str) -> Result<i64, String> {
             continue;
         }
         let unit = match c {
-            'd' => 24 * HOUR,
+            'd' => DAY,
             'h' => HOUR,
-            'm' => HOUR / 60,
-            's' => 1_000_000_000,
+            'm' => MINUTE,
+            's' => SECOND,
             _ => return Err(err()),
         };
         let n: i64 = number.parse().map_err(|_| err())?;
@@ -145,7 +148,7 @@ fn parse_time(s: &str) -> Result<i64, String> {
     i64::try_from(ts.as_nanosecond())
         .ok()
         // The earliest nanosecond means "always" in the snapshot.
-        .filter(|t| *t != i64::MIN)
+        .filter(|t| *t != ALWAYS)
         .ok_or_else(|| format!("{s:?} is out of range (1677-09-21 to 2262-04-11)"))
 }
 
@@ -241,8 +244,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(site) = &args.site {
-        crawlaudit::snapshot::check_host(site)
-            .map_err(|m| anyhow::anyhow!("--site {site:?}: {m}"))?;
+        crawlaudit::host::check_host(site).map_err(|m| anyhow::anyhow!("--site {site:?}: {m}"))?;
     }
     let settings = Settings {
         robots_cache_grace: args.robots_cache_grace,
@@ -309,21 +311,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     settings_shown.insert("format".to_string(), json!(args.format.to_string()));
     settings_shown.insert(
         "robots_cache_grace_seconds".to_string(),
-        json!(args.robots_cache_grace / 1_000_000_000),
+        json!(whole_seconds(args.robots_cache_grace)),
     );
     settings_shown.insert(
         "index_grace_seconds".to_string(),
-        json!(args.index_grace / 1_000_000_000),
+        json!(whole_seconds(args.index_grace)),
     );
     settings_shown.insert("site".to_string(), json!(ctx.default_host()));
-    settings_shown.insert(
-        "since".to_string(),
-        json!(args.since.map(crawlaudit::snapshot::format_time)),
-    );
-    settings_shown.insert(
-        "until".to_string(),
-        json!(args.until.map(crawlaudit::snapshot::format_time)),
-    );
+    settings_shown.insert("since".to_string(), json!(args.since.map(format_time)));
+    settings_shown.insert("until".to_string(), json!(args.until.map(format_time)));
     settings_shown.insert("demo".to_string(), json!(demo.is_some()));
     settings_shown.insert(
         "ip_ranges".to_string(),

@@ -9,8 +9,10 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use crawlaudit::bots::Crawler;
+use crawlaudit::host::{normalize_host, split_authority};
 use crawlaudit::robots::{Selection, target_path};
-use crawlaudit::snapshot::{Policy, Snapshot, format_time, normalize_host};
+use crawlaudit::snapshot::{Policy, Snapshot};
+use crawlaudit::time::format_time;
 
 /// Parses `--at`: RFC 3339, or a date (midnight UTC).
 fn parse_at(text: &str) -> anyhow::Result<i64> {
@@ -32,18 +34,18 @@ fn split(url: &str, snapshot: &Snapshot) -> anyhow::Result<(String, String)> {
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"))
     {
-        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-        let path = if end == rest.len() {
+        let (authority, rest) = split_authority(rest);
+        let path = if rest.is_empty() {
             "/".to_string()
         } else {
-            String::from_utf8_lossy(&target_path(&rest.as_bytes()[end..])).into_owned()
+            String::from_utf8_lossy(&target_path(rest.as_bytes())).into_owned()
         };
         let path = if path.starts_with('/') {
             path
         } else {
             format!("/{path}")
         };
-        return Ok((normalize_host(&rest[..end]), path));
+        return Ok((normalize_host(authority), path));
     }
     let hosts: Vec<&str> = snapshot.hosts().map(|(h, _)| h).collect();
     match hosts.as_slice() {

@@ -5,8 +5,9 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::BadReason;
-use super::record::{Request, split_request_line, strip_default_port};
+use super::record::{Request, split_request_line};
 use super::time::parse_any;
+use crate::host::strip_default_port;
 
 /// The logical fields a JSON log can map.
 const NAMES: [&str; 11] = [

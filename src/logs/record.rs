@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 
+use crate::host::strip_default_port;
+
 /// One request, as a log line recorded it. Fields borrow from the log's
 /// bytes; only values that had to be decoded (W3C's `+` for space, `%XX`)
 /// are owned. Quoted fields are kept as logged, escapes included.
@@ -109,16 +111,6 @@ impl<'a> Request<'a> {
         let host = strip_default_port(&rest[..end]);
         (!host.is_empty()).then_some(host)
     }
-}
-
-/// `host:80` and `host:443` are `host`; other ports stay.
-pub(crate) fn strip_default_port(host: &[u8]) -> &[u8] {
-    for port in [&b":80"[..], b":443"] {
-        if let Some(h) = host.strip_suffix(port) {
-            return h;
-        }
-    }
-    host
 }
 
 /// Splits a request line into method, target and protocol.

@@ -10,8 +10,9 @@ use std::borrow::Cow;
 use std::cell::Cell;
 
 use super::BadReason;
-use super::record::{Request, split_request_line, strip_default_port};
+use super::record::{Request, split_request_line};
 use super::time::{LogTime, parse_clf, parse_epoch, parse_iso};
+use crate::host::strip_default_port;
 
 /// What a field holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,7 +274,7 @@ impl Template {
     ) -> Result<Request<'a>, BadReason> {
         let mut req = Request {
             valid_request: true,
-            resolution: super::time::SECOND,
+            resolution: crate::time::SECOND,
             ..Request::default()
         };
         let mut time: Option<LogTime> = None;
@@ -501,7 +502,7 @@ mod tests {
                 .to_string(),
             "2025-04-17T04:10:56Z"
         );
-        assert_eq!(r.resolution(), super::super::time::SECOND);
+        assert_eq!(r.resolution(), crate::time::SECOND);
     }
 
     #[test]

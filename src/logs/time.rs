@@ -2,12 +2,11 @@
 //! format's `[10/Oct/2000:13:55:36 -0700]`, ISO 8601 / RFC 3339, epoch
 //! seconds with a fraction (`$msec`), and W3C `date time` pairs.
 
-/// Nanoseconds in a second.
-pub const SECOND: i64 = 1_000_000_000;
+use crate::time::{ALWAYS, SECOND};
 
 /// The earliest time a log line can hold: `i64::MIN` nanoseconds is the
-/// snapshot's "always" marker (`snapshot::ALWAYS`), so it is no log time.
-pub const EARLIEST: i64 = i64::MIN + 1;
+/// "always" marker ([`ALWAYS`]), so it is no log time.
+pub const EARLIEST: i64 = ALWAYS + 1;
 
 /// A time that fits: the nanoseconds, unless they are `i64::MIN`
 /// (a line's time is never "always").

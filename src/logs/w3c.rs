@@ -4,8 +4,9 @@
 use std::borrow::Cow;
 
 use super::BadReason;
-use super::record::{Request, split_request_line, strip_default_port};
+use super::record::{Request, split_request_line};
 use super::time::parse_w3c;
+use crate::host::strip_default_port;
 
 /// The columns crawlaudit uses, by position in a `#Fields:` line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -13,17 +13,8 @@ use super::{
 };
 use crate::bots::Crawler;
 use crate::robots::target_path;
-use crate::snapshot::{Policy, format_time};
-
-/// Seconds for details: `2s`, `0.5s`.
-fn seconds(nanos: f64) -> String {
-    let s = nanos / 1e9;
-    if (s - s.round()).abs() < 1e-9 {
-        format!("{}s", s.round())
-    } else {
-        format!("{}s", (s * 1000.0).round() / 1000.0)
-    }
-}
+use crate::snapshot::Policy;
+use crate::time::{format_seconds, format_time, seconds_to_nanos_f64};
 
 /// The path-and-query a request or referral is judged on.
 fn path_of(target: &str) -> String {
@@ -370,7 +361,7 @@ fn judge_host(
                                 format!(
                                     "disallowed by all {} robots.txt versions of the last {}",
                                     policies.len(),
-                                    seconds(settings.robots_cache_grace as f64)
+                                    format_seconds(settings.robots_cache_grace as f64)
                                 )
                             } else {
                                 String::new()
@@ -417,7 +408,7 @@ fn judge_host(
                     seconds.map(|s| min.min(s))
                 });
                 if let Some(smallest) = smallest {
-                    if gap + resolution < smallest * 1e9 {
+                    if gap + resolution < seconds_to_nanos_f64(smallest) {
                         let now = snap.policy_at(host, t);
                         let (rule, line) = now
                             .as_ref()
@@ -428,7 +419,11 @@ fn judge_host(
                             rule,
                             line,
                             now.map(|p| p.version().name().to_string()),
-                            format!("gap {} < {}", seconds(gap), seconds(smallest * 1e9)),
+                            format!(
+                                "gap {} < {}",
+                                format_seconds(gap),
+                                format_seconds(seconds_to_nanos_f64(smallest))
+                            ),
                         ));
                     }
                 }
@@ -780,9 +775,6 @@ mod tests {
 
     #[test]
     fn details_and_urls() {
-        assert_eq!(seconds(2e9), "2s");
-        assert_eq!(seconds(0.5e9), "0.5s");
-        assert_eq!(seconds(1.2345e9), "1.235s");
         assert_eq!(
             without_tracking("/a?utm_source=chatgpt.com"),
             Some("/a".into())

@@ -39,16 +39,15 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::bots::{Catalogue, Crawler, IpRanges};
+use crate::host::{normalize_host, split_authority};
 use crate::logs::{Request, Sink};
 use crate::shard::Shard;
-use crate::snapshot::{Snapshot, normalize_host};
+use crate::snapshot::Snapshot;
+use crate::time::HOUR;
 
 pub(crate) use judge::merge_unknown_hosts;
 pub use judge::replay;
 pub use state::{Fetch, LastRequest, State};
-
-/// Nanoseconds in an hour.
-pub const HOUR: i64 = 3_600_000_000_000;
 
 /// The kinds of violation, in the report's order (`Violation::kind`).
 pub const VIOLATION_KINDS: [&str; 4] = ["disallow", "crawl-delay", "noindex", "unavailable-after"];
@@ -290,9 +289,7 @@ fn referer_host(referer: &[u8]) -> Option<String> {
     if text.starts_with("android-app://com.google.android.googlequicksearchbox") {
         return Some("www.google.com".to_string());
     }
-    let rest = text.split_once("://")?.1;
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..end];
+    let (authority, _) = split_authority(text.split_once("://")?.1);
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let host = match host.rsplit_once(':') {
         Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,

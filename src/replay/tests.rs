@@ -62,7 +62,7 @@ fn kinds(o: &Outcome) -> Vec<(String, &'static str, String, String)> {
         .iter()
         .map(|v| {
             (
-                crate::snapshot::format_time(v.time),
+                crate::time::format_time(v.time),
                 v.kind,
                 v.crawler.clone(),
                 v.url.clone(),

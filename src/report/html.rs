@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{Report, ReportError};
 use crate::replay::{VIOLATION_KINDS, Violation};
-use crate::snapshot::format_time;
+use crate::time::{self, format_time};
 
 fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -96,8 +96,8 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
     let (Some(&min), Some(&max)) = (times.iter().min(), times.iter().max()) else {
         return "<p class=muted>No violations.</p>".to_string();
     };
-    const HOUR: i128 = 3_600_000_000_000;
-    const DAY: i128 = 24 * HOUR;
+    const HOUR: i128 = time::HOUR as i128;
+    const DAY: i128 = time::DAY as i128;
     let (min, max) = (i128::from(min), i128::from(max));
     let bucket = if max - min < 96 * HOUR {
         HOUR

@@ -18,6 +18,7 @@ use super::contain::{contain, read_parquet};
 use super::{Parts, Report, ReportError};
 use crate::logs::FileReport;
 use crate::replay::{Counts, FINDING_KINDS, Finding, VIOLATION_KINDS, Violation, sort_rows};
+use crate::time::ALWAYS;
 
 /// Why shard reports cannot be merged.
 #[derive(Debug, thiserror::Error)]
@@ -210,9 +211,10 @@ fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation>, MergeErr
     (0..df.height())
         .map(|i| {
             Ok(Violation {
+                // "Always" is no request's time.
                 time: time
                     .get(i)
-                    .filter(|t| *t != i64::MIN)
+                    .filter(|t| *t != ALWAYS)
                     .ok_or_else(|| row_error(i, "no time"))?,
                 host: s(&host, i),
                 crawler: s(&crawler, i),

@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use crate::logs::FileReport;
 use crate::replay::{Counts, CrawlerActivity, Finding, Outcome, VIOLATION_KINDS, Violation};
 use crate::shard::Shard;
-use crate::snapshot::format_time;
+use crate::time::format_time;
 
 /// An error writing a report.
 #[derive(Debug, thiserror::Error)]

@@ -14,6 +14,7 @@ use polars::prelude::*;
 
 use super::ReportError;
 use crate::replay::{Fetch, LastRequest, State};
+use crate::time::{ALWAYS, DAY};
 
 const COLUMNS: [&str; 11] = [
     "kind",
@@ -37,7 +38,7 @@ fn bad(path: &Path, message: impl std::fmt::Display) -> ReportError {
 }
 
 /// The longest timestamp resolution a state row may carry (a day).
-const MAX_RESOLUTION: i64 = 86_400 * 1_000_000_000;
+const MAX_RESOLUTION: i64 = DAY;
 
 /// Reads a state file; a file that does not exist yet is the empty state
 /// (the first night).
@@ -111,7 +112,7 @@ fn state_of(df: &DataFrame) -> Result<State, String> {
         let instant = |v: Option<i64>, name: &str| -> Result<Option<i64>, String> {
             match v {
                 // The earliest i64 means "always" in the snapshot.
-                Some(t) if t == i64::MIN => Err(format!("row {row}: {name} is not an instant")),
+                Some(ALWAYS) => Err(format!("row {row}: {name} is not an instant")),
                 other => Ok(other),
             }
         };
@@ -250,6 +251,7 @@ pub fn write_state(path: &Path, state: &State) -> Result<(), ReportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::SECOND;
 
     #[test]
     fn a_state_survives_the_round_trip() {
@@ -258,7 +260,7 @@ mod tests {
             ("shop.example".into(), "AhrefsBot".into()),
             LastRequest {
                 time: 1_790_000_000_000_000_000,
-                resolution: 1_000_000_000,
+                resolution: SECOND,
                 robots_fetch: Some(1_789_999_000_000_000_000),
             },
         );
@@ -366,7 +368,7 @@ mod tests {
 
     #[test]
     fn tampered_rows_are_refused() {
-        let second = Some(1_000_000_000);
+        let second = Some(SECOND);
         assert_eq!(read_row("ok-last", "last", Some(5), second, None), "ok 1 0");
         assert_eq!(
             read_row("ok-fetch", "fetch", Some(5), None, Some(200)),
@@ -436,7 +438,7 @@ mod tests {
                 (format!("h{i}.example"), "AhrefsBot".into()),
                 LastRequest {
                     time: i,
-                    resolution: 1_000_000_000,
+                    resolution: SECOND,
                     robots_fetch: Some(i),
                 },
             );

@@ -7,11 +7,12 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::{
-    ALWAYS, RobotsAnswer, Snapshot, SnapshotError, open_regular, parse_file_time, read_robots_file,
-    warc,
+    RobotsAnswer, Snapshot, SnapshotError, open_regular, parse_file_time, read_robots_file, warc,
 };
+use crate::host::check_host_name;
 use crate::indexing::PageRules;
 use crate::robots::{Robots, path_params_query};
+use crate::time::{ALWAYS, instant};
 
 /// Does `path` look like a snapshot directory: a folder holding at least
 /// one host folder (with `robots.txt`, `robots/` or `pages.jsonl`)?
@@ -26,64 +27,6 @@ pub(crate) fn is_snapshot_dir(path: &Path) -> bool {
                 || p.join("robots").is_dir()
                 || p.join("pages.jsonl").exists())
     })
-}
-
-/// Checks a host folder's name: a lower-case host name or IP address,
-/// with `:port` only for ports other than 80 and 443.
-pub(crate) fn check_host_name(name: &str) -> Result<(), String> {
-    let (host, port) = if let Some(rest) = name.strip_prefix('[') {
-        // [IPv6]:port
-        let close = rest
-            .find(']')
-            .ok_or("an IPv6 address needs its closing ]")?;
-        let addr = &rest[..close];
-        addr.parse::<std::net::Ipv6Addr>()
-            .map_err(|_| format!("{addr:?} is not an IPv6 address"))?;
-        (&name[..close + 2], rest[close + 1..].strip_prefix(':'))
-    } else {
-        match name.rsplit_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (name, None),
-        }
-    };
-    if let Some(port) = port {
-        let n: u16 = port
-            .parse()
-            .map_err(|_| format!("port {port:?} is not a number"))?;
-        if n == 80 || n == 443 {
-            return Err(format!(
-                "port {n} is a default port: name the folder {host:?}"
-            ));
-        }
-    }
-    if host.starts_with('[') {
-        return Ok(());
-    }
-    if host.is_empty() || host.len() > 253 {
-        return Err("not a host name".into());
-    }
-    if host.bytes().any(|b| b.is_ascii_uppercase()) {
-        return Err(format!(
-            "host folders are lower case: name it {:?}",
-            name.to_ascii_lowercase()
-        ));
-    }
-    let ok = host.split('.').all(|label| {
-        !label.is_empty()
-            && label.len() <= 63
-            && label
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !label.starts_with('-')
-            && !label.ends_with('-')
-    });
-    if !ok {
-        return Err(
-            "not a host name (letters, digits, '-' and '.', e.g. example.com or shop.example:8080)"
-                .into(),
-        );
-    }
-    Ok(())
 }
 
 fn read_sorted(dir: &Path) -> Result<Vec<PathBuf>, SnapshotError> {
@@ -281,7 +224,7 @@ pub(crate) fn load_pages_from(
                         format!("\"from\": {t:?} is not an RFC 3339 time ({e})"),
                     )
                 })?;
-                super::instant(ts)
+                instant(ts)
                     .ok_or_else(|| SnapshotError::new(path, at(), "\"from\" is out of range"))?
             }
             None => ALWAYS,
@@ -310,45 +253,4 @@ pub(crate) fn load_pages_from(
         );
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::check_host_name;
-
-    #[test]
-    fn host_folder_names() {
-        for ok in [
-            "example.com",
-            "shop.example:8080",
-            "127.0.0.1",
-            "[::1]:8443",
-            "xn--bcher-kva.example",
-            "localhost",
-        ] {
-            assert!(check_host_name(ok).is_ok(), "{ok}");
-        }
-        assert!(
-            check_host_name("Example.com")
-                .unwrap_err()
-                .contains("lower case")
-        );
-        assert!(
-            check_host_name("example.com:443")
-                .unwrap_err()
-                .contains("default port")
-        );
-        assert!(
-            check_host_name("example.com:http")
-                .unwrap_err()
-                .contains("not a number")
-        );
-        assert!(
-            check_host_name("exa mple.com")
-                .unwrap_err()
-                .contains("not a host name")
-        );
-        assert!(check_host_name("-bad-.com").is_err());
-        assert!(check_host_name("[::1").is_err());
-    }
 }

@@ -28,22 +28,19 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::host::{normalize_host, split_authority};
 use crate::indexing::PageRules;
 use crate::robots::Robots;
+use crate::time::{ALWAYS, DAY, instant};
 
 pub use dir::MAX_PAGE_LINE;
 pub use warc::{MAX_WARC_BLOCK, MAX_WARC_HEADER_LINE, MAX_WARC_HEADERS, WarcStats};
 
-/// Nanoseconds in a day.
-const DAY: i64 = 86_400 * 1_000_000_000;
 /// How long a 5xx answer means "disallow everything" before the last good
 /// version applies again.
 pub const UNAVAILABLE_LIMIT: i64 = 30 * DAY;
 /// Redirects followed when fetching robots.txt.
 pub const MAX_REDIRECTS: usize = 5;
-
-/// The start of time, for versions that hold for the whole audit window.
-pub const ALWAYS: i64 = i64::MIN;
 
 /// An error reading a snapshot: the file, where in it, and what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -339,28 +336,6 @@ pub struct Snapshot {
     hosts: BTreeMap<String, HostTimeline>,
     sources: Vec<String>,
     pub(crate) warc: Vec<(String, WarcStats)>,
-}
-
-/// A host as snapshots and reports name it: lower case, without a trailing
-/// dot, and without the default ports 80 and 443.
-pub fn normalize_host(host: &str) -> String {
-    let mut h = host.trim().trim_end_matches('.').to_ascii_lowercase();
-    for port in [":80", ":443"] {
-        if let Some(stripped) = h.strip_suffix(port) {
-            h = stripped.to_string();
-        }
-    }
-    h
-}
-
-/// Checks a host as `--site` or a host folder names it (after
-/// [`normalize_host`]): a host name or IP address, with `:port` only for
-/// ports other than 80 and 443. The error says what is wrong.
-///
-/// # Errors
-/// A message for people when `host` is not such a host.
-pub fn check_host(host: &str) -> Result<(), String> {
-    dir::check_host_name(&normalize_host(host))
 }
 
 impl Snapshot {
@@ -666,13 +641,12 @@ fn redirect_host(host: &str, location: &str) -> Option<String> {
     let location = location.trim();
     let (target_host, path) = match location.split_once("://") {
         Some((_, rest)) => {
-            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            (normalize_host(&rest[..end]), &rest[end..])
+            let (authority, path) = split_authority(rest);
+            (normalize_host(authority), path)
         }
         None if location.starts_with("//") => {
-            let rest = &location[2..];
-            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            (normalize_host(&rest[..end]), &rest[end..])
+            let (authority, path) = split_authority(&location[2..]);
+            (normalize_host(authority), path)
         }
         None => (host.to_string(), location),
     };
@@ -694,23 +668,6 @@ pub(crate) fn parse_file_time(stem: &str) -> Option<i64> {
     }
     let text = String::from_utf8(fixed).ok()?;
     instant(text.parse().ok()?)
-}
-
-/// A snapshot time in UTC nanoseconds, when it fits an `i64` and is not
-/// [`ALWAYS`] (which only a version without a time means).
-pub(crate) fn instant(ts: jiff::Timestamp) -> Option<i64> {
-    i64::try_from(ts.as_nanosecond())
-        .ok()
-        .filter(|&t| t != ALWAYS)
-}
-
-/// Formats UTC nanoseconds as RFC 3339 (`ALWAYS` as `-`).
-pub fn format_time(t: i64) -> String {
-    if t == ALWAYS {
-        return "-".to_string();
-    }
-    jiff::Timestamp::from_nanosecond(i128::from(t))
-        .map_or_else(|_| t.to_string(), |ts| ts.to_string())
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::http::parse_response;
-use super::{RobotsAnswer, Snapshot, SnapshotError, normalize_host};
+use super::{RobotsAnswer, Snapshot, SnapshotError};
+use crate::host::{normalize_host, split_authority};
 use crate::indexing::PageRules;
 use crate::robots::{Robots, path_params_query};
 
@@ -205,7 +206,7 @@ impl<R: BufRead> Reader<R> {
 
 /// Parses a WARC date (RFC 3339, UTC) to nanoseconds.
 fn warc_date(text: &str) -> Option<i64> {
-    super::instant(text.trim().parse().ok()?)
+    crate::time::instant(text.trim().parse().ok()?)
 }
 
 /// Splits an http(s) URL into host and path-and-query.
@@ -214,8 +215,7 @@ fn split_url(uri: &str) -> Option<(String, String)> {
     let rest = uri
         .strip_prefix("http://")
         .or_else(|| uri.strip_prefix("https://"))?;
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let host = normalize_host(&rest[..end]);
+    let host = normalize_host(split_authority(rest).0);
     let path = path_params_query(uri.as_bytes());
     (!host.is_empty()).then(|| (host, String::from_utf8_lossy(&path).into_owned()))
 }
