@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::state::{Fetch, LastRequest, prune};
 use super::{
-    Collector, Context, Counts, CrawlerActivity, CrawlerHit, Finding, MAX_UNKNOWN_HOSTS,
+    Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, Kept, MAX_UNKNOWN_HOSTS,
     OTHER_HOSTS, Outcome, Referral, UnknownHosts, Violation, any_verified,
 };
 use crate::bots::Crawler;
@@ -17,7 +17,7 @@ use crate::snapshot::Policy;
 use crate::time::{format_seconds, format_time, seconds_to_nanos_f64};
 
 /// The path-and-query a request or referral is judged on.
-fn path_of(target: &str) -> String {
+pub(crate) fn path_of(target: &str) -> String {
     String::from_utf8_lossy(&target_path(target.as_bytes())).into_owned()
 }
 
@@ -37,23 +37,8 @@ fn without_tracking(url: &str) -> Option<String> {
     (stripped != url).then_some(stripped)
 }
 
-fn is_robots_txt(path: &str) -> bool {
+pub(crate) fn is_robots_txt(path: &str) -> bool {
     path.split('?').next() == Some("/robots.txt")
-}
-
-/// May `crawler` fetch `path` under `policy`?
-fn allowed(policy: &Policy<'_>, crawler: &Crawler, path: &str) -> bool {
-    match policy {
-        Policy::Rules { robots, .. } => {
-            let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
-            robots
-                .group_for(&tokens, crawler.obeys_global())
-                .check(path.as_bytes())
-                .allowed()
-        }
-        Policy::AllowAll { .. } => true,
-        Policy::DisallowAll { .. } => false,
-    }
 }
 
 /// The crawl delay `crawler` must keep under `policy` (seconds), with the
@@ -75,7 +60,6 @@ struct HostResult {
     violations: Vec<Violation>,
     findings: Vec<Finding>,
     activity: Vec<CrawlerActivity>,
-    unjudged: u64,
     /// The state to carry over: last requests and fetches.
     last: BTreeMap<String, LastRequest>,
     fetches: BTreeMap<(String, String), Vec<Fetch>>,
@@ -248,17 +232,16 @@ fn noindex_unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> 
 fn judge_host(
     ctx: &Context,
     host: &str,
-    mut hits: Vec<CrawlerHit>,
+    mut kept: Vec<Kept>,
+    mut engine_fetches: Vec<EngineFetch>,
     mut referrals: Vec<Referral>,
 ) -> HostResult {
     let snap = ctx.snapshot();
     let settings = ctx.settings();
     let judged_host = snap.is_judged(host);
-    // Before the first version the snapshot knows, robots.txt is unknown: a
-    // crawler whose cache may reach back there may have had a version that
-    // allowed the request, so it is not blamed.
-    let first_known = snap.first_known(host).unwrap_or(i64::MAX);
-    hits.sort_by_key(|h| h.time);
+    // Stable sorts: requests of one time keep their file order.
+    kept.sort_by_key(|h| h.time);
+    engine_fetches.sort_by_key(|f| f.fetch.time);
     referrals.sort_by_key(|r| r.time);
     let mut out = HostResult {
         host: host.to_string(),
@@ -270,28 +253,23 @@ fn judge_host(
     for ((crawler, url), list) in prior_fetches {
         fetches.entry(crawler).or_default().insert(url, list);
     }
-    // The identity of each (crawler, impersonator?) pair: named once, not
-    // per request. Several crawlers can share an identity (a heuristic
-    // crawler per User-Agent string, all named `python-requests`).
-    let mut identities: HashMap<(usize, bool), Arc<str>> = HashMap::new();
+    for f in engine_fetches {
+        let by_url = match fetches.get_mut(f.crawler.name()) {
+            Some(m) => m,
+            None => fetches.entry(f.crawler.name().to_string()).or_default(),
+        };
+        by_url.entry(f.path).or_default().push(f.fetch);
+    }
+    // Per identity (several crawlers can share one: a heuristic crawler
+    // per User-Agent string, all named `python-requests`), in time order:
+    // crawl-delay gaps and what the report and the next night need.
     let mut seen: HashMap<Arc<str>, Identity> = HashMap::new();
-    // Per (robots.txt version, crawler), the decision for each path.
-    let mut decisions: HashMap<(usize, usize), HashMap<String, bool>> = HashMap::new();
-    // Crawl-delay seconds per (robots.txt version, crawler): the same for
-    // every request, so looked up once.
-    let mut delay_seconds: HashMap<(usize, usize), Option<f64>> = HashMap::new();
-    for hit in &hits {
-        let path = path_of(&hit.target);
-        let robots_txt = is_robots_txt(&path);
+    for hit in &kept {
         let t = hit.time;
-        let crawler_key = Arc::as_ptr(&hit.crawler) as usize;
-        let identity = identities
-            .entry((crawler_key, hit.verified == Some(false)))
-            .or_insert_with(|| hit.identity().into())
-            .clone();
+        let identity = &hit.identity;
         let (_, _, _, stats) = seen.entry(identity.clone()).or_insert_with(|| {
             // Carried over from the previous run, when it came before.
-            let prior = prior_last.get(&*identity).filter(|l| l.time <= t);
+            let prior = prior_last.get(&**identity).filter(|l| l.time <= t);
             let stats = Seen {
                 last: prior.map(|l| (l.time, l.resolution)),
                 last_robots: prior.and_then(|l| l.robots_fetch),
@@ -302,160 +280,53 @@ fn judge_host(
             (identity.clone(), hit.crawler.clone(), hit.verified, stats)
         });
         stats.verified = any_verified(stats.verified, hit.verified);
-        let policies = if judged_host {
-            snap.policies_during(host, t.saturating_sub(settings.robots_cache_grace), t)
-        } else {
-            Vec::new()
-        };
-        let judged = !policies.is_empty();
-        if !judged {
-            out.unjudged += 1;
-        }
-        let base = |kind: &'static str,
-                    rule: String,
-                    rule_line: Option<u32>,
-                    version: Option<String>,
-                    detail: String| Violation {
-            time: t,
-            host: host.to_string(),
-            crawler: identity.to_string(),
-            verified: hit.verified,
-            client_ip: hit.client.to_string(),
-            kind,
-            method: hit.method.to_string(),
-            url: hit.target.to_string(),
-            status: hit.status,
-            rule,
-            rule_line,
-            robots_version: version,
-            detail,
-        };
-        let reaches_unknown = t.saturating_sub(settings.robots_cache_grace) < first_known;
-        if judged && !robots_txt && !reaches_unknown {
-            let disallowed_everywhere = policies.iter().all(|p| {
-                let paths = decisions
-                    .entry((p.version() as *const _ as usize, crawler_key))
-                    .or_default();
-                let ok = match paths.get(path.as_str()) {
-                    Some(&ok) => ok,
-                    None => *paths
-                        .entry(path.clone())
-                        .or_insert_with(|| allowed(p, &hit.crawler, &path)),
-                };
-                !ok
-            });
-            if disallowed_everywhere {
-                if let Some(now) = snap.policy_at(host, t) {
-                    let version = Some(now.version().name().to_string());
-                    // The policy in force at `t` is one of the cached ones, so
-                    // it disallows too; allow-all cannot occur here.
-                    let v = match &now {
-                        Policy::Rules { robots, .. } => {
-                            let tokens: Vec<&str> =
-                                hit.crawler.tokens().iter().map(String::as_str).collect();
-                            let verdict = robots
-                                .group_for(&tokens, hit.crawler.obeys_global())
-                                .check(path.as_bytes());
-                            let rule = verdict.rule();
-                            let detail = if policies.len() > 1 {
-                                format!(
-                                    "disallowed by all {} robots.txt versions of the last {}",
-                                    policies.len(),
-                                    format_seconds(settings.robots_cache_grace as f64)
-                                )
-                            } else {
-                                String::new()
-                            };
-                            Some(base(
-                                "disallow",
-                                rule.map(|r| r.directive()).unwrap_or_default(),
-                                rule.map(|r| r.line()),
-                                version,
-                                detail,
-                            ))
-                        }
-                        Policy::DisallowAll { .. } => Some(base(
-                            "disallow",
-                            "robots.txt 5xx".into(),
-                            None,
-                            version,
-                            format!(
-                                "robots.txt answered {} since {}",
-                                now.version().status(),
-                                format_time(now.version().from())
-                            ),
-                        )),
-                        Policy::AllowAll { .. } => None,
-                    };
-                    out.violations.extend(v);
-                }
-            }
-        }
-        let stats = &mut seen.get_mut(&identity).expect("entered above").3;
-        if judged && !reaches_unknown {
-            if let Some((prev, prev_res)) = stats.last {
-                // In i128: two requests centuries apart (a log dated 1700
-                // and 2026) overflow an i64 difference.
-                let gap = (i128::from(t) - i128::from(prev)) as f64;
-                let resolution = i128::from(hit.resolution.max(prev_res)) as f64;
-                // The smallest delay among the cached versions; none when a
-                // version asks for none.
-                let smallest = policies.iter().try_fold(f64::INFINITY, |min, p| {
-                    let key = (p.version() as *const _ as usize, crawler_key);
-                    let seconds = *delay_seconds
-                        .entry(key)
-                        .or_insert_with(|| delay(p, &hit.crawler).map(|d| d.0));
-                    seconds.map(|s| min.min(s))
+        if let (Some(smallest), Some((prev, prev_res))) = (hit.delay, stats.last) {
+            // In i128: two requests centuries apart (a log dated 1700 and
+            // 2026) overflow an i64 difference.
+            let gap = (i128::from(t) - i128::from(prev)) as f64;
+            let resolution = i128::from(hit.resolution.max(prev_res)) as f64;
+            if gap + resolution < seconds_to_nanos_f64(smallest) {
+                let detail = hit
+                    .detail
+                    .as_ref()
+                    .expect("a request with a crawl delay keeps its detail");
+                let now = snap.policy_at(host, t);
+                let (rule, line) = now
+                    .as_ref()
+                    .and_then(|p| delay(p, &hit.crawler))
+                    .map_or((String::new(), None), |(_, rule, line)| (rule, Some(line)));
+                out.violations.push(Violation {
+                    time: t,
+                    host: host.to_string(),
+                    crawler: identity.to_string(),
+                    verified: hit.verified,
+                    client_ip: detail.client.to_string(),
+                    kind: "crawl-delay",
+                    method: detail.method.to_string(),
+                    url: detail.url.to_string(),
+                    status: detail.status,
+                    rule,
+                    rule_line: line,
+                    robots_version: now.map(|p| p.version().name().to_string()),
+                    detail: format!(
+                        "gap {} < {}",
+                        format_seconds(gap),
+                        format_seconds(seconds_to_nanos_f64(smallest))
+                    ),
                 });
-                if let Some(smallest) = smallest {
-                    if gap + resolution < seconds_to_nanos_f64(smallest) {
-                        let now = snap.policy_at(host, t);
-                        let (rule, line) = now
-                            .as_ref()
-                            .and_then(|p| delay(p, &hit.crawler))
-                            .map_or((String::new(), None), |(_, rule, line)| (rule, Some(line)));
-                        out.violations.push(base(
-                            "crawl-delay",
-                            rule,
-                            line,
-                            now.map(|p| p.version().name().to_string()),
-                            format!(
-                                "gap {} < {}",
-                                format_seconds(gap),
-                                format_seconds(seconds_to_nanos_f64(smallest))
-                            ),
-                        ));
-                    }
-                }
             }
         }
         stats.last = Some((t, hit.resolution));
         stats.last_time = t;
         stats.requests += 1;
-        if robots_txt {
+        if hit.robots_txt {
             stats.robots_fetches += 1;
             stats.last_robots = Some(t);
         }
         if stats.sample_ip.is_empty() {
-            stats.sample_ip = hit.client.to_string();
-        }
-        // Only an engine's crawler's fetches are evidence for a referral.
-        if hit.verified != Some(false)
-            && (200..300).contains(&hit.status)
-            && !robots_txt
-            && hit.crawler.engine().is_some()
-        {
-            let by_url = match fetches.get_mut(hit.crawler.name()) {
-                Some(m) => m,
-                None => fetches.entry(hit.crawler.name().to_string()).or_default(),
-            };
-            by_url.entry(path).or_default().push(Fetch {
-                time: t,
-                verified: hit.verified,
-                client: hit.client.to_string(),
-                method: hit.method.to_string(),
-                status: hit.status,
-            });
+            if let Some(detail) = &hit.detail {
+                stats.sample_ip = detail.client.to_string();
+            }
         }
     }
 
@@ -615,7 +486,7 @@ fn judge_host(
             );
         }
     }
-    let now = hits
+    let now = kept
         .last()
         .map(|h| h.time)
         .max(referrals.last().map(|r| r.time))
@@ -691,7 +562,8 @@ pub(crate) fn merge_unknown_hosts(findings: &mut Vec<Finding>) {
 /// writes them.
 pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     let mut counts = Counts::default();
-    let mut by_host: BTreeMap<Arc<str>, (Vec<CrawlerHit>, Vec<Referral>)> = BTreeMap::new();
+    type ByHost = (Vec<Kept>, Vec<EngineFetch>, Vec<Referral>);
+    let mut by_host: BTreeMap<Arc<str>, ByHost> = BTreeMap::new();
     // The unknown hosts of the chunks done, and of those not (a caller
     // that did not call `finish`).
     let mut unknown_hosts = std::mem::take(
@@ -700,22 +572,29 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner),
     );
+    // Disallow violations, decided by the collectors, in file order.
+    let mut violations = Vec::new();
     for c in collectors {
         counts.add(&c.counts);
-        for hit in c.hits {
-            by_host.entry(hit.host.clone()).or_default().0.push(hit);
+        violations.extend(c.violations);
+        for (host, hit) in c.kept {
+            by_host.entry(host).or_default().0.push(hit);
+        }
+        for (host, fetch) in c.fetches {
+            by_host.entry(host).or_default().1.push(fetch);
         }
         for r in c.referrals {
-            by_host.entry(r.host.clone()).or_default().1.push(r);
+            by_host.entry(r.host.clone()).or_default().2.push(r);
         }
         unknown_hosts.merge(c.unknown_hosts);
     }
     let results: Vec<HostResult> = by_host
         .into_par_iter()
-        .map(|(host, (hits, referrals))| judge_host(ctx, &host, hits, referrals))
+        .map(|(host, (kept, fetches, referrals))| judge_host(ctx, &host, kept, fetches, referrals))
         .collect();
     let mut outcome = Outcome {
         counts,
+        violations,
         ..Outcome::default()
     };
     outcome.state = ctx.state().cloned().unwrap_or_default();
@@ -727,7 +606,6 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         outcome.violations.extend(r.violations);
         outcome.findings.extend(r.findings);
         outcome.activity.extend(r.activity);
-        outcome.counts.unjudged += r.unjudged;
     }
     let snap = ctx.snapshot();
     for (host, timeline) in snap.hosts() {

@@ -4,12 +4,17 @@
 //!
 //! Reading is parallel and stateless: a [`Collector`] per log chunk
 //! identifies each User-Agent (through a cache shared by all chunks),
-//! verifies claimed crawlers against published IP ranges, and keeps only
-//! what the judgement needs: crawler requests, and human requests that a
-//! search engine or assistant referred. Judging is per host (in parallel
-//! over hosts) and ordered in time within a host: [`replay`] returns the
-//! violations, the findings, and one row per crawler request for the
-//! report to aggregate.
+//! verifies claimed crawlers against published IP ranges, decides each
+//! crawler request's Disallow verdict on the spot (`disallow`: a verdict
+//! depends only on host, crawler, path and time), and keeps only what needs
+//! order: per crawler request its identity, time and the crawl delay its
+//! cached robots.txt versions ask for (with the request's address, method,
+//! URL and status only where a row may name them), engine crawlers' 2xx
+//! fetches, and human requests that a search engine or assistant referred.
+//! The ordered stage is per host (in parallel over hosts) and in time
+//! order within a host: crawl-delay gaps, noindex evidence, findings and
+//! per-crawler activity. [`replay`] returns the violations, the findings
+//! and the activity rows for the report.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -31,6 +36,7 @@
 //! assert_eq!(outcome.violations[0].rule, "Disallow: /cart/");
 //! ```
 
+mod disallow;
 mod judge;
 mod state;
 
@@ -166,6 +172,8 @@ pub struct Context {
     referrers: Vec<(regex::Regex, String)>,
     /// What the previous run carried over (`--state`).
     state: Option<State>,
+    /// Per snapshot host, what the per-request lookups need.
+    host_rules: HashMap<String, disallow::HostRules>,
 }
 
 impl Context {
@@ -196,6 +204,10 @@ impl Context {
                 })
             })
             .collect();
+        let host_rules = snapshot
+            .hosts()
+            .map(|(host, _)| (host.to_string(), disallow::HostRules::of(&snapshot, host)))
+            .collect();
         Context {
             snapshot,
             catalogue,
@@ -206,7 +218,14 @@ impl Context {
             unknown_hosts: Mutex::new(UnknownHosts::default()),
             referrers,
             state: None,
+            host_rules,
         }
+    }
+
+    /// What the per-request lookups need of `host` (normalized); `None`
+    /// for a host the snapshot does not describe.
+    pub(crate) fn host_rules(&self, host: &str) -> Option<&disallow::HostRules> {
+        self.host_rules.get(host)
     }
 
     /// Continues from what a previous run carried over (`--state`): its
@@ -298,29 +317,52 @@ fn referer_host(referer: &[u8]) -> Option<String> {
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
-/// A crawler request kept for judgement.
+/// A crawler request as the ordered stage needs it (its Disallow verdict
+/// is decided already, in the collector): who, when, and the crawl delay
+/// its cached robots.txt versions ask for.
 #[derive(Clone, Debug)]
-pub(crate) struct CrawlerHit {
-    pub(crate) host: Arc<str>,
+pub(crate) struct Kept {
+    /// The identity it is charged to ([`identity_of`]).
+    pub(crate) identity: Arc<str>,
+    pub(crate) crawler: Arc<Crawler>,
     pub(crate) time: i64,
     pub(crate) resolution: i64,
-    pub(crate) crawler: Arc<Crawler>,
+    /// See [`disallow::Judged::delay`].
+    pub(crate) delay: Option<f64>,
     pub(crate) verified: Option<bool>,
+    pub(crate) robots_txt: bool,
+    /// What a row names of the request, kept where the ordered stage may
+    /// need it: a request that can break a Crawl-delay, and its chunk's
+    /// earliest request of the identity with a client address (the
+    /// identity's sample address).
+    pub(crate) detail: Option<Box<Detail>>,
+}
+
+/// What a violation row names of a request besides its time and crawler.
+#[derive(Clone, Debug)]
+pub(crate) struct Detail {
     pub(crate) client: Box<str>,
     pub(crate) method: Box<str>,
-    pub(crate) target: Box<str>,
+    pub(crate) url: Box<str>,
     pub(crate) status: u16,
 }
 
-impl CrawlerHit {
-    /// The identity violations are charged to: the crawler's name, or
-    /// `NAME (unverified)` for an impersonator.
-    pub(crate) fn identity(&self) -> String {
-        if self.verified == Some(false) {
-            format!("{} (unverified)", self.crawler.name())
-        } else {
-            self.crawler.name().to_string()
-        }
+/// An engine crawler's 2xx fetch of a page, evidence for a later
+/// referral (see `judge`).
+#[derive(Clone, Debug)]
+pub(crate) struct EngineFetch {
+    pub(crate) crawler: Arc<Crawler>,
+    pub(crate) path: String,
+    pub(crate) fetch: Fetch,
+}
+
+/// The identity violations are charged to: the crawler's name, or
+/// `NAME (unverified)` for an impersonator.
+pub(crate) fn identity_of(crawler: &Crawler, verified: Option<bool>) -> String {
+    if verified == Some(false) {
+        format!("{} (unverified)", crawler.name())
+    } else {
+        crawler.name().to_string()
     }
 }
 
@@ -395,7 +437,19 @@ pub struct Collector<'c> {
     /// Host values as logged to the host, and whether the snapshot
     /// describes it.
     hosts: HashMap<Box<[u8]>, (Arc<str>, bool)>,
-    pub(crate) hits: Vec<CrawlerHit>,
+    /// The robots.txt lookups of the chunk.
+    rules: disallow::Rules<'c>,
+    /// Identities by (crawler, impersonator?).
+    identities: HashMap<(usize, bool), (Arc<str>, Arc<Crawler>)>,
+    /// Per (host, identity): the earliest time of a request with a client
+    /// address so far (see [`Kept::detail`]).
+    firsts: HashMap<(Arc<str>, Arc<str>), i64>,
+    /// Crawler requests by host, in file order.
+    pub(crate) kept: Vec<(Arc<str>, Kept)>,
+    /// Disallow violations, in file order.
+    pub(crate) violations: Vec<Violation>,
+    /// Engine crawlers' 2xx fetches by host, in file order.
+    pub(crate) fetches: Vec<(Arc<str>, EngineFetch)>,
     pub(crate) referrals: Vec<Referral>,
     /// Requests (all classes) for hosts the snapshot does not describe,
     /// until the chunk is done.
@@ -410,7 +464,12 @@ impl<'c> Collector<'c> {
             ctx,
             local: HashMap::new(),
             hosts: HashMap::new(),
-            hits: Vec::new(),
+            rules: disallow::Rules::new(ctx),
+            identities: HashMap::new(),
+            firsts: HashMap::new(),
+            kept: Vec::new(),
+            violations: Vec::new(),
+            fetches: Vec::new(),
             referrals: Vec::new(),
             unknown_hosts: UnknownHosts::default(),
             counts: Counts::default(),
@@ -432,6 +491,118 @@ impl<'c> Collector<'c> {
         }
         self.local.insert(ua.into(), found.clone());
         found
+    }
+
+    /// The identity of `crawler` (an impersonator when `verified` is
+    /// `Some(false)`), named once per chunk.
+    fn identity(&mut self, crawler: &Arc<Crawler>, verified: Option<bool>) -> Arc<str> {
+        let key = (Arc::as_ptr(crawler) as usize, verified == Some(false));
+        if let Some((identity, _)) = self.identities.get(&key) {
+            return identity.clone();
+        }
+        if self.identities.len() >= CHUNK_CACHE {
+            self.identities.clear();
+        }
+        let identity: Arc<str> = identity_of(crawler, verified).into();
+        // The crawler is kept with it, so that its address is not reused
+        // while it is a key.
+        self.identities
+            .insert(key, (identity.clone(), crawler.clone()));
+        identity
+    }
+
+    /// Keeps a crawler request: its Disallow judged here, the rest for the
+    /// ordered stage.
+    fn keep(
+        &mut self,
+        request: &Request<'_>,
+        host: Arc<str>,
+        crawler: Arc<Crawler>,
+        target: String,
+    ) {
+        let t = request.time();
+        let verified = request
+            .client_ip()
+            .and_then(|ip| self.ctx.catalogue.verify(&crawler, &self.ctx.ranges, ip));
+        let identity = self.identity(&crawler, verified);
+        let path = judge::path_of(&target);
+        let robots_txt = judge::is_robots_txt(&path);
+        let client = String::from_utf8_lossy(request.client());
+        let method = String::from_utf8_lossy(request.method());
+        let status = request.status();
+        let judged = self.rules.judge(&disallow::Hit {
+            host: &host,
+            time: t,
+            crawler: &crawler,
+            identity: &identity,
+            verified,
+            path: &path,
+            robots_txt,
+            client: &client,
+            method: &method,
+            url: &target,
+            status,
+        });
+        if !judged.judged {
+            self.counts.unjudged += 1;
+        }
+        self.violations.extend(judged.violation);
+        let mut sample = false;
+        if !client.is_empty() {
+            if self.firsts.len() >= CHUNK_CACHE {
+                self.firsts.clear();
+            }
+            let first = self
+                .firsts
+                .entry((host.clone(), identity.clone()))
+                .or_insert(i64::MAX);
+            if t < *first {
+                *first = t;
+                sample = true;
+            }
+        }
+        // Only an engine's crawler's fetches are evidence for a referral.
+        if verified != Some(false)
+            && (200..300).contains(&status)
+            && !robots_txt
+            && crawler.engine().is_some()
+        {
+            self.fetches.push((
+                host.clone(),
+                EngineFetch {
+                    crawler: crawler.clone(),
+                    path,
+                    fetch: Fetch {
+                        time: t,
+                        verified,
+                        client: client.to_string(),
+                        method: method.to_string(),
+                        status,
+                    },
+                },
+            ));
+        }
+        let detail = (sample || judged.delay.is_some()).then(|| {
+            Box::new(Detail {
+                client: client.into(),
+                method: method.into(),
+                url: target.into(),
+                status,
+            })
+        });
+        self.kept.push((
+            host,
+            Kept {
+                identity,
+                crawler,
+                time: t,
+                resolution: request.resolution(),
+                delay: judged.delay,
+                verified,
+                robots_txt,
+                detail,
+            },
+        ));
     }
 
     /// The request's host (normalized), and whether the snapshot
@@ -490,20 +661,7 @@ impl Sink for Collector<'_> {
         match self.identify(request.user_agent()) {
             Some(crawler) => {
                 self.counts.crawler += 1;
-                let verified = request
-                    .client_ip()
-                    .and_then(|ip| self.ctx.catalogue.verify(&crawler, &self.ctx.ranges, ip));
-                self.hits.push(CrawlerHit {
-                    host,
-                    time: t,
-                    resolution: request.resolution(),
-                    crawler,
-                    verified,
-                    client: String::from_utf8_lossy(request.client()).into(),
-                    method: String::from_utf8_lossy(request.method()).into(),
-                    target: target.into(),
-                    status: request.status(),
-                });
+                self.keep(request, host, crawler, target.into_owned());
             }
             None => {
                 self.counts.human += 1;
@@ -529,6 +687,9 @@ impl Sink for Collector<'_> {
     fn finish(&mut self) {
         self.local = HashMap::new();
         self.hosts = HashMap::new();
+        self.identities = HashMap::new();
+        self.firsts = HashMap::new();
+        self.rules.clear();
         let unknown = std::mem::take(&mut self.unknown_hosts);
         if unknown != UnknownHosts::default() {
             let mut all = self

@@ -586,6 +586,20 @@ impl Snapshot {
         }
     }
 
+    /// Every instant at which the policy of `host` may change, sorted and
+    /// each once: between two of them (from one, up to the next) the
+    /// policy is the same, so [`Snapshot::policies_during`] of `[a, b]`
+    /// depends only on how many of them are at or before `a` and at or
+    /// before `b`. That lets the audit look the policies of a request's
+    /// cache window up once per pair of counts, not per request.
+    pub fn policy_change_points(&self, host: &str) -> Vec<i64> {
+        let mut points = Vec::new();
+        self.change_points(&normalize_host(host), i64::MIN, i64::MAX, 0, &mut points);
+        points.sort_unstable();
+        points.dedup();
+        points
+    }
+
     /// Every policy in force at some moment of `[a, b]`, in time order,
     /// each once: the versions a crawler may have cached at `b` when its
     /// cache may be up to `b - a` old. Empty when the snapshot knows

@@ -1,0 +1,275 @@
+//! Disallow, judged in the parallel pass: a verdict depends only on the
+//! host, the crawler, the path and the time, so each chunk's collector
+//! decides it for its own requests, against policies looked up once per
+//! cache window and groups selected once per robots.txt version and
+//! crawler ([`Rules`]).
+
+use std::sync::Arc;
+
+use foldhash::{HashMap, HashMapExt};
+
+use super::{CHUNK_CACHE, Context, Violation};
+use crate::bots::Crawler;
+use crate::robots::Group;
+use crate::snapshot::{Policy, RobotsVersion};
+use crate::time::{format_seconds, format_time};
+
+/// What the snapshot says of one host, for the per-request lookups: is it
+/// judged at all, when its first robots.txt version starts, and the
+/// instants at which its policy may change
+/// ([`crate::snapshot::Snapshot::policy_change_points`]).
+#[derive(Debug)]
+pub(crate) struct HostRules {
+    judged: bool,
+    first_known: i64,
+    points: Vec<i64>,
+}
+
+impl HostRules {
+    /// The rules of `host` in `ctx`'s snapshot.
+    pub(crate) fn of(snapshot: &crate::snapshot::Snapshot, host: &str) -> HostRules {
+        HostRules {
+            judged: snapshot.is_judged(host),
+            first_known: snapshot.first_known(host).unwrap_or(i64::MAX),
+            points: snapshot.policy_change_points(host),
+        }
+    }
+}
+
+/// A request's judgement of Disallow and what it leaves for the ordered
+/// stage.
+pub(crate) struct Judged {
+    /// Some robots.txt version was in force in its cache window.
+    pub(crate) judged: bool,
+    /// The smallest Crawl-delay (seconds) among the versions it may have
+    /// cached, when it is judged and its window does not reach back before
+    /// the first known version; `None` when a version asks for none.
+    pub(crate) delay: Option<f64>,
+    /// Its Disallow violation.
+    pub(crate) violation: Option<Violation>,
+}
+
+/// A request to judge.
+pub(crate) struct Hit<'a> {
+    pub(crate) host: &'a Arc<str>,
+    pub(crate) time: i64,
+    pub(crate) crawler: &'a Arc<Crawler>,
+    pub(crate) identity: &'a str,
+    pub(crate) verified: Option<bool>,
+    pub(crate) path: &'a str,
+    pub(crate) robots_txt: bool,
+    pub(crate) client: &'a str,
+    pub(crate) method: &'a str,
+    pub(crate) url: &'a str,
+    pub(crate) status: u16,
+}
+
+/// The group a policy selects for a crawler: `None` for a policy without
+/// rules (allow-all, or the disallow-all of a 5xx answer).
+fn group_of<'c>(policy: &Policy<'c>, crawler: &Crawler) -> Option<Group<'c>> {
+    match policy {
+        Policy::Rules { robots, .. } => {
+            let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
+            Some(robots.group_for(&tokens, crawler.obeys_global()))
+        }
+        _ => None,
+    }
+}
+
+/// A chunk's lookups of robots.txt rules: the policies of each cache
+/// window, the group each policy selects for a crawler, and its
+/// Crawl-delay. Each map is emptied when it reaches [`CHUNK_CACHE`]
+/// entries.
+pub(crate) struct Rules<'c> {
+    ctx: &'c Context,
+    /// Per (host, change points at or before the window's start, at or
+    /// before its end): the policies in force in the window.
+    windows: HashMap<(Arc<str>, usize, usize), Vec<Policy<'c>>>,
+    /// Per (version, crawler): the group selected, the crawl delay, and
+    /// the crawler, kept so that its address is not reused while cached.
+    groups: HashMap<(usize, usize), Selected<'c>>,
+}
+
+/// A group selected for a crawler, its crawl delay, and the crawler.
+type Selected<'c> = (Option<Group<'c>>, Option<f64>, Arc<Crawler>);
+
+impl std::fmt::Debug for Rules<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rules")
+            .field("windows", &self.windows.len())
+            .field("groups", &self.groups.len())
+            .finish()
+    }
+}
+
+impl<'c> Rules<'c> {
+    /// Empty lookups over `ctx`.
+    pub(crate) fn new(ctx: &'c Context) -> Self {
+        Rules {
+            ctx,
+            windows: HashMap::new(),
+            groups: HashMap::new(),
+        }
+    }
+
+    /// Frees the lookups.
+    pub(crate) fn clear(&mut self) {
+        self.windows = HashMap::new();
+        self.groups = HashMap::new();
+    }
+
+    /// The group `policy` selects for `crawler`, and its crawl delay.
+    fn group(
+        &mut self,
+        policy: &Policy<'c>,
+        crawler: &Arc<Crawler>,
+    ) -> (Option<Group<'c>>, Option<f64>) {
+        let key = (
+            policy.version() as *const RobotsVersion as usize,
+            Arc::as_ptr(crawler) as usize,
+        );
+        if let Some((group, delay, _)) = self.groups.get(&key) {
+            return (group.clone(), *delay);
+        }
+        if self.groups.len() >= CHUNK_CACHE {
+            self.groups.clear();
+        }
+        let group = group_of(policy, crawler);
+        let delay = group
+            .as_ref()
+            .and_then(|g| g.crawl_delay())
+            .map(|d| d.seconds());
+        self.groups
+            .insert(key, (group.clone(), delay, crawler.clone()));
+        (group, delay)
+    }
+
+    /// Judges `hit`: whether it is judged, the crawl delay its cached
+    /// versions ask for, and its Disallow violation, as SPEC section 8
+    /// defines them.
+    pub(crate) fn judge(&mut self, hit: &Hit<'_>) -> Judged {
+        let ctx = self.ctx;
+        let snap = ctx.snapshot();
+        let grace = ctx.settings().robots_cache_grace;
+        let Some(rules) = ctx.host_rules(hit.host) else {
+            return Judged {
+                judged: false,
+                delay: None,
+                violation: None,
+            };
+        };
+        let start = hit.time.saturating_sub(grace);
+        let key = (
+            hit.host.clone(),
+            rules.points.partition_point(|&p| p <= start),
+            rules.points.partition_point(|&p| p <= hit.time),
+        );
+        let policies = match self.windows.get(&key) {
+            Some(p) => p.clone(),
+            None => {
+                let p = if rules.judged {
+                    snap.policies_during(hit.host, start, hit.time)
+                } else {
+                    Vec::new()
+                };
+                if self.windows.len() >= CHUNK_CACHE {
+                    self.windows.clear();
+                }
+                self.windows.insert(key, p.clone());
+                p
+            }
+        };
+        let judged = !policies.is_empty();
+        // Before the first version the snapshot knows, robots.txt is
+        // unknown: a crawler whose cache may reach back there may have had
+        // a version that allowed the request, so it is not blamed.
+        let reaches_unknown = start < rules.first_known;
+        if !judged || reaches_unknown {
+            return Judged {
+                judged,
+                delay: None,
+                violation: None,
+            };
+        }
+        // The smallest delay among the cached versions; none when a version
+        // asks for none.
+        let mut delay = Some(f64::INFINITY);
+        let mut disallowed_everywhere = !hit.robots_txt;
+        for policy in &policies {
+            let (group, seconds) = self.group(policy, hit.crawler);
+            delay = match (delay, seconds) {
+                (Some(min), Some(s)) => Some(min.min(s)),
+                _ => None,
+            };
+            if disallowed_everywhere {
+                disallowed_everywhere = match (&group, policy) {
+                    (Some(group), _) => !group.check(hit.path.as_bytes()).allowed(),
+                    (None, Policy::DisallowAll { .. }) => true,
+                    (None, _) => false,
+                };
+            }
+        }
+        let violation = if disallowed_everywhere {
+            snap.policy_at(hit.host, hit.time)
+                .and_then(|now| self.violation(hit, &now, policies.len()))
+        } else {
+            None
+        };
+        Judged {
+            judged,
+            delay,
+            violation,
+        }
+    }
+
+    /// The Disallow violation of `hit` under `now`, the policy in force at
+    /// its time (one of the `cached` versions, so it disallows too).
+    fn violation(&mut self, hit: &Hit<'_>, now: &Policy<'c>, cached: usize) -> Option<Violation> {
+        let version = Some(now.version().name().to_string());
+        let (rule, line, detail) = match now {
+            Policy::Rules { .. } => {
+                let (group, _) = self.group(now, hit.crawler);
+                let verdict = group.as_ref()?.check(hit.path.as_bytes());
+                let rule = verdict.rule();
+                let detail = if cached > 1 {
+                    format!(
+                        "disallowed by all {cached} robots.txt versions of the last {}",
+                        format_seconds(self.ctx.settings().robots_cache_grace as f64)
+                    )
+                } else {
+                    String::new()
+                };
+                (
+                    rule.map(|r| r.directive()).unwrap_or_default(),
+                    rule.map(|r| r.line()),
+                    detail,
+                )
+            }
+            Policy::DisallowAll { .. } => (
+                "robots.txt 5xx".into(),
+                None,
+                format!(
+                    "robots.txt answered {} since {}",
+                    now.version().status(),
+                    format_time(now.version().from())
+                ),
+            ),
+            Policy::AllowAll { .. } => return None,
+        };
+        Some(Violation {
+            time: hit.time,
+            host: hit.host.to_string(),
+            crawler: hit.identity.to_string(),
+            verified: hit.verified,
+            client_ip: hit.client.to_string(),
+            kind: "disallow",
+            method: hit.method.to_string(),
+            url: hit.url.to_string(),
+            status: hit.status,
+            rule,
+            rule_line: line,
+            robots_version: version,
+            detail,
+        })
+    }
+}
