@@ -52,6 +52,9 @@ pub(crate) struct Judged {
 /// A request to judge.
 pub(crate) struct Hit<'a> {
     pub(crate) host: &'a Arc<str>,
+    /// What the snapshot says of the host; `None` when it does not
+    /// describe it.
+    pub(crate) rules: Option<&'a HostRules>,
     pub(crate) time: i64,
     pub(crate) crawler: &'a Arc<Crawler>,
     pub(crate) identity: &'a str,
@@ -82,9 +85,10 @@ fn group_of<'c>(policy: &Policy<'c>, crawler: &Crawler) -> Option<Group<'c>> {
 /// entries.
 pub(crate) struct Rules<'c> {
     ctx: &'c Context,
-    /// Per (host, change points at or before the window's start, at or
-    /// before its end): the policies in force in the window.
-    windows: HashMap<(Arc<str>, usize, usize), Vec<Policy<'c>>>,
+    /// Per (host, by the address of its [`HostRules`] in the context;
+    /// change points at or before the window's start; at or before its
+    /// end): the policies in force in the window.
+    windows: HashMap<(usize, usize, usize), Vec<Policy<'c>>>,
     /// Per (version, crawler): the group selected, the crawl delay, and
     /// the crawler, kept so that its address is not reused while cached.
     groups: HashMap<(usize, usize), Selected<'c>>,
@@ -151,7 +155,7 @@ impl<'c> Rules<'c> {
         let ctx = self.ctx;
         let snap = ctx.snapshot();
         let grace = ctx.settings().robots_cache_grace;
-        let Some(rules) = ctx.host_rules(hit.host) else {
+        let Some(rules) = hit.rules else {
             return Judged {
                 judged: false,
                 delay: None,
@@ -160,7 +164,7 @@ impl<'c> Rules<'c> {
         };
         let start = hit.time.saturating_sub(grace);
         let key = (
-            hit.host.clone(),
+            rules as *const HostRules as usize,
             rules.points.partition_point(|&p| p <= start),
             rules.points.partition_point(|&p| p <= hit.time),
         );

@@ -263,22 +263,37 @@ fn judge_host(
     // Per identity (several crawlers can share one: a heuristic crawler
     // per User-Agent string, all named `python-requests`), in time order:
     // crawl-delay gaps and what the report and the next night need.
-    let mut seen: HashMap<Arc<str>, Identity> = HashMap::new();
+    let mut seen: Vec<Identity> = Vec::new();
+    // Identities by name, and by the address of the `Arc` a chunk shares
+    // among its requests (alive in `kept`): most requests find theirs
+    // without hashing a name.
+    let mut by_name: HashMap<Arc<str>, usize> = HashMap::new();
+    let mut by_address: HashMap<usize, usize> = HashMap::new();
     for hit in &kept {
         let t = hit.time;
         let identity = &hit.identity;
-        let (_, _, _, stats) = seen.entry(identity.clone()).or_insert_with(|| {
-            // Carried over from the previous run, when it came before.
-            let prior = prior_last.get(&**identity).filter(|l| l.time <= t);
-            let stats = Seen {
-                last: prior.map(|l| (l.time, l.resolution)),
-                last_robots: prior.and_then(|l| l.robots_fetch),
-                first_time: t,
-                verified: hit.verified,
-                ..Seen::default()
-            };
-            (identity.clone(), hit.crawler.clone(), hit.verified, stats)
-        });
+        let address = Arc::as_ptr(identity) as *const u8 as usize;
+        let i = match by_address.get(&address) {
+            Some(&i) => i,
+            None => {
+                let i = *by_name.entry(identity.clone()).or_insert_with(|| {
+                    // Carried over from the previous run, when it came before.
+                    let prior = prior_last.get(&**identity).filter(|l| l.time <= t);
+                    let stats = Seen {
+                        last: prior.map(|l| (l.time, l.resolution)),
+                        last_robots: prior.and_then(|l| l.robots_fetch),
+                        first_time: t,
+                        verified: hit.verified,
+                        ..Seen::default()
+                    };
+                    seen.push((identity.clone(), hit.crawler.clone(), hit.verified, stats));
+                    seen.len() - 1
+                });
+                by_address.insert(address, i);
+                i
+            }
+        };
+        let stats = &mut seen[i].3;
         stats.verified = any_verified(stats.verified, hit.verified);
         if let (Some(smallest), Some((prev, prev_res))) = (hit.delay, stats.last) {
             // In i128: two requests centuries apart (a log dated 1700 and
@@ -416,7 +431,6 @@ fn judge_host(
     }
 
     // Findings of this host, crawler by crawler in name order.
-    let mut seen: Vec<Identity> = seen.into_values().collect();
     seen.sort_by(|a, b| a.0.cmp(&b.0));
     for (identity, crawler, verified, stats) in &seen {
         let identity = identity.to_string();

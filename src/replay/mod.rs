@@ -429,6 +429,10 @@ impl Counts {
     }
 }
 
+/// A host (normalized) and what the snapshot says of it (`None`: it does
+/// not describe the host).
+type HostOf<'c> = (Arc<str>, Option<&'c disallow::HostRules>);
+
 /// The sink of one log chunk: keeps what the replay needs.
 #[derive(Debug)]
 pub struct Collector<'c> {
@@ -436,14 +440,15 @@ pub struct Collector<'c> {
     local: IdentityCache,
     /// Host values as logged to the host, and whether the snapshot
     /// describes it.
-    hosts: HashMap<Box<[u8]>, (Arc<str>, bool)>,
+    hosts: HashMap<Box<[u8]>, HostOf<'c>>,
     /// The robots.txt lookups of the chunk.
     rules: disallow::Rules<'c>,
     /// Identities by (crawler, impersonator?).
     identities: HashMap<(usize, bool), (Arc<str>, Arc<Crawler>)>,
-    /// Per (host, identity): the earliest time of a request with a client
-    /// address so far (see [`Kept::detail`]).
-    firsts: HashMap<(Arc<str>, Arc<str>), i64>,
+    /// Per (host, identity), by the addresses of their `Arc`s (which
+    /// `kept` holds): the earliest time of a request with a client address
+    /// so far (see [`Kept::detail`]).
+    firsts: HashMap<(usize, usize), i64>,
     /// Crawler requests by host, in file order.
     pub(crate) kept: Vec<(Arc<str>, Kept)>,
     /// Disallow violations, in file order.
@@ -517,6 +522,7 @@ impl<'c> Collector<'c> {
         &mut self,
         request: &Request<'_>,
         host: Arc<str>,
+        rules: Option<&'c disallow::HostRules>,
         crawler: Arc<Crawler>,
         target: String,
     ) {
@@ -532,6 +538,7 @@ impl<'c> Collector<'c> {
         let status = request.status();
         let judged = self.rules.judge(&disallow::Hit {
             host: &host,
+            rules,
             time: t,
             crawler: &crawler,
             identity: &identity,
@@ -554,7 +561,10 @@ impl<'c> Collector<'c> {
             }
             let first = self
                 .firsts
-                .entry((host.clone(), identity.clone()))
+                .entry((
+                    Arc::as_ptr(&host) as *const u8 as usize,
+                    Arc::as_ptr(&identity) as *const u8 as usize,
+                ))
                 .or_insert(i64::MAX);
             if t < *first {
                 *first = t;
@@ -605,9 +615,12 @@ impl<'c> Collector<'c> {
         ));
     }
 
-    /// The request's host (normalized), and whether the snapshot
-    /// describes it.
-    fn host(&mut self, request: &Request<'_>) -> Option<(Arc<str>, bool)> {
+    /// The request's host (normalized), and what the snapshot says of it
+    /// (`None`: it does not describe the host).
+    fn host(
+        &mut self,
+        request: &Request<'_>,
+    ) -> Option<(Arc<str>, Option<&'c disallow::HostRules>)> {
         // Lines without a host are cached under the empty value.
         let (raw, default) = match request.host() {
             Some(raw) => (raw, None),
@@ -620,19 +633,22 @@ impl<'c> Collector<'c> {
             Some(d) => d.into(),
             None => normalize_host(&String::from_utf8_lossy(raw)).into(),
         };
-        let known = self.ctx.snapshot.host(&h).is_some();
+        // Normalized once more, as the snapshot's own lookups do (a
+        // `shop.example.:443` is `shop.example.` once, `shop.example` twice).
+        let rules = self.ctx.host_rules(&normalize_host(&h));
         if self.hosts.len() >= CHUNK_CACHE {
             self.hosts.clear();
         }
-        self.hosts.insert(raw.into(), (h.clone(), known));
-        Some((h, known))
+        self.hosts.insert(raw.into(), (h.clone(), rules));
+        Some((h, rules))
     }
 }
 
 impl Sink for Collector<'_> {
     fn record(&mut self, request: &Request<'_>) {
         let host = self.host(request);
-        let known = host.as_ref().is_some_and(|h| h.1);
+        let rules = host.as_ref().and_then(|h| h.1);
+        let known = rules.is_some();
         let host = host.map(|h| h.0);
         if let Some(shard) = self.ctx.settings.shard {
             if !shard.owns(host.as_deref()) {
@@ -661,7 +677,7 @@ impl Sink for Collector<'_> {
         match self.identify(request.user_agent()) {
             Some(crawler) => {
                 self.counts.crawler += 1;
-                self.keep(request, host, crawler, target.into_owned());
+                self.keep(request, host, rules, crawler, target.into_owned());
             }
             None => {
                 self.counts.human += 1;
