@@ -985,3 +985,34 @@ fn unknown_hosts_keep_the_first_names_in_byte_order_with_exact_counts() {
     assert!(forward.named.values().all(|&n| n == 2));
     assert_eq!(forward.other, 1_000);
 }
+
+/// A Host header `shop.example.:443` is shop.example, judged under its
+/// rules in the collector (the log reader drops the default port, the
+/// host's normalization the trailing dot).
+#[test]
+fn a_host_normalized_twice_is_judged_as_the_snapshot_finds_it() {
+    let c = ctx(snapshot(
+        "twice",
+        &[
+            ("shop.example/robots.txt", "User-agent: *\nDisallow: /x\n"),
+            ("other.example/robots.txt", "User-agent: *\nDisallow:\n"),
+        ],
+    ));
+    let format = Format::VhostCombined.compile().unwrap();
+    let mut collector = Collector::new(&c);
+    let l = format!(
+        "shop.example.:443 {}",
+        line("192.0.2.1", 1, "10:00:00", "/x/1", 200, "-", AHREFS)
+    );
+    collector.record(&parse_line(&format, l.as_bytes()).unwrap());
+    let o = replay(&c, vec![collector]);
+    assert_eq!(o.counts.unjudged, 0);
+    assert_eq!(o.violations.len(), 1);
+    assert_eq!(o.violations[0].host, "shop.example");
+    assert_eq!(o.violations[0].rule, "Disallow: /x");
+    assert!(
+        o.findings.iter().all(|f| f.kind != "unknown-host"),
+        "{:?}",
+        o.findings
+    );
+}
