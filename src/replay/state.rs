@@ -76,8 +76,26 @@ impl State {
         last: BTreeMap<String, LastRequest>,
         fetches: BTreeMap<(String, String), Vec<Fetch>>,
     ) {
-        self.last.retain(|(h, _), _| h != host);
-        self.fetches.retain(|(h, _, _), _| h != host);
+        // The host's own range, not a pass over every host's entries (a
+        // retain per host made a night of many hosts quadratic).
+        let old_last: Vec<(String, String)> = self
+            .last
+            .range((host.to_string(), String::new())..)
+            .take_while(|((h, _), _)| h == host)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in old_last {
+            self.last.remove(&k);
+        }
+        let old_fetches: Vec<(String, String, String)> = self
+            .fetches
+            .range((host.to_string(), String::new(), String::new())..)
+            .take_while(|((h, _, _), _)| h == host)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in old_fetches {
+            self.fetches.remove(&k);
+        }
         for (id, l) in last {
             self.last.insert((host.to_string(), id), l);
         }
@@ -138,6 +156,40 @@ mod tests {
         let mut g = vec![fetch(50)];
         prune(&mut g, 40, 20);
         assert_eq!(g.len(), 1);
+    }
+
+    /// Issue 14: a night of many hosts with `--state` replaced each host's
+    /// entries with a pass over every host's (100,000 hosts: 38.7 s against
+    /// 0.56 s without `--state`).
+    #[test]
+    fn replacing_a_host_costs_its_own_entries_not_every_hosts() {
+        let mut s = State::default();
+        let l = LastRequest {
+            time: 1,
+            resolution: 1,
+            robots_fetch: None,
+        };
+        let n = 30_000;
+        let start = std::time::Instant::now();
+        for i in 0..n {
+            let host = format!("h{i:05}.example");
+            let last = BTreeMap::from([("AhrefsBot".to_string(), l)]);
+            let fetches =
+                BTreeMap::from([(("Googlebot".to_string(), "/".to_string()), vec![fetch(5)])]);
+            s.set_host(&host, last, fetches);
+        }
+        // Again, each host replaced: the entries stay one per host.
+        for i in 0..n {
+            let host = format!("h{i:05}.example");
+            let (last, fetches) = s.host(&host);
+            s.set_host(&host, last, fetches);
+        }
+        let elapsed = start.elapsed();
+        assert_eq!((s.last.len(), s.fetches.len()), (n, n));
+        assert!(
+            elapsed < std::time::Duration::from_secs(5),
+            "{n} hosts replaced twice took {elapsed:?}"
+        );
     }
 
     #[test]
