@@ -114,7 +114,9 @@ fn print_report(out: &mut impl Write, r: &FileReport) -> io::Result<()> {
         out,
         "  format: {}{}",
         r.format,
-        if r.compressed { " (gzip)" } else { "" }
+        r.compression
+            .as_deref()
+            .map_or(String::new(), |c| format!(" ({c})"))
     )?;
     writeln!(
         out,

@@ -1,11 +1,11 @@
-//! Reading access logs: every common format, gzip, in parallel, nothing lost
-//! (SPEC section 3).
+//! Reading access logs: every common format, gzip, zstd and bzip2, in
+//! parallel, nothing lost (SPEC section 3).
 //!
 //! - [`Format`] names a line format; [`Format::Auto`] detects it per file
 //!   from its first lines ([`detect`]).
 //! - [`Request`] is one parsed line, borrowing from the log's bytes.
 //! - [`read_input`] reads one file (in 64 MiB windows split into
-//!   newline-aligned chunks parsed in parallel, or a gzip/stdin stream
+//!   newline-aligned chunks parsed in parallel, or a compressed/stdin stream
 //!   decompressed on one thread while the blocks are parsed in parallel)
 //!   into [`Sink`]s, and accounts for every line in a [`FileReport`].
 //!

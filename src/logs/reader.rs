@@ -3,7 +3,8 @@
 //! Plain files are read in 64 MiB windows (`pread`, in pieces in
 //! parallel, into one reused buffer) split into newline-aligned chunks that
 //! rayon parses in parallel; a file truncated during the run is a fault,
-//! not a crash. Gzip files (multi-member too) and standard
+//! not a crash. Compressed files (gzip, zstd and bzip2, recognised by their
+//! first bytes; multi-member, multi-frame and multi-stream too) and standard
 //! input are read as a stream: one thread reads and decompresses into
 //! blocks of whole lines while worker threads parse the blocks as they
 //! come, so decompression and parsing overlap. Either way each chunk feeds
@@ -70,8 +71,14 @@ pub struct FileReport {
     pub path: String,
     /// The format used (detected, or given).
     pub format: String,
-    /// Whether the input was gzip-compressed.
+    /// Whether the input was compressed (with any compression).
     pub compressed: bool,
+    /// The compression used, when there was one: `gzip`, `zstd` or
+    /// `bzip2`. `summary.json` names only `zstd` and `bzip2`: for plain
+    /// and gzip inputs the field is left out, and `compressed` tells them
+    /// apart, as it did before zstd and bzip2 were read.
+    #[serde(default, skip_serializing_if = "plain_or_gzip")]
+    pub compression: Option<String>,
     /// Bytes of log text read (after decompression).
     pub bytes: u64,
     /// Lines read.
@@ -91,9 +98,14 @@ pub struct FileReport {
     pub bad_by_reason: BTreeMap<String, u64>,
     /// Up to 10 bad lines: line number, reason, first 200 bytes.
     pub samples: Vec<BadSample>,
-    /// An input fault (unreadable file, corrupt or truncated gzip): the
-    /// lines read before it were used.
+    /// An input fault (unreadable file, corrupt or truncated compressed
+    /// stream): the lines read before it were used.
     pub fault: Option<String>,
+}
+
+/// Whether `summary.json` leaves [`FileReport::compression`] out.
+fn plain_or_gzip(compression: &Option<String>) -> bool {
+    compression.as_deref().is_none_or(|c| c == "gzip")
 }
 
 const MAX_SAMPLES: usize = 10;
@@ -273,25 +285,106 @@ fn resolve_format(format: &Format, sample: &[u8]) -> Option<Format> {
 
 /// A compression this reader does not handle, from the magic bytes.
 fn unsupported_compression(head: &[u8]) -> Option<&'static str> {
-    if head.starts_with(b"BZh") {
-        Some("bzip2 (decompress it first, e.g. `bzcat FILE | crawlaudit audit -`)")
-    } else if head.starts_with(&[0xFD, b'7', b'z', b'X', b'Z', 0]) {
+    if head.starts_with(&[0xFD, b'7', b'z', b'X', b'Z', 0]) {
         Some("xz (decompress it first, e.g. `xzcat FILE | crawlaudit audit -`)")
-    } else if head.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
-        Some("zstd (decompress it first, e.g. `zstdcat FILE | crawlaudit audit -`)")
     } else {
         None
     }
 }
 
-fn is_gzip(head: &[u8]) -> bool {
-    head.starts_with(&[0x1F, 0x8B])
+/// A compression the reader decompresses as it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compression {
+    Gzip,
+    Zstd,
+    Bzip2,
+}
+
+impl Compression {
+    /// The compression the first bytes (at least 4 when there are) announce.
+    fn detect(head: &[u8]) -> Option<Compression> {
+        match head {
+            [0x1F, 0x8B, ..] => Some(Compression::Gzip),
+            // A zstd frame, or a skippable frame (magic 0x184D2A5?), which
+            // pzstd writes before each frame.
+            [0x28, 0xB5, 0x2F, 0xFD, ..] => Some(Compression::Zstd),
+            [m, 0x2A, 0x4D, 0x18, ..] if m & 0xF0 == 0x50 => Some(Compression::Zstd),
+            // "BZh" and the block size, 1 to 9 (hundreds of kB).
+            [b'B', b'Z', b'h', b'1'..=b'9', ..] => Some(Compression::Bzip2),
+            _ => None,
+        }
+    }
+
+    /// Its name in messages and reports.
+    fn name(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+            Compression::Bzip2 => "bzip2",
+        }
+    }
+}
+
+/// The largest zstd window accepted (2^27 = 128 MiB, libzstd's and
+/// `zstd -d`'s default limit, which `zstd --long` and `--ultra -22` stay
+/// within): the most memory the decoder holds, whatever the input. A
+/// larger window is a fault that says how to decompress the file first.
+const ZSTD_WINDOW_LOG_MAX: u32 = 27;
+
+/// libzstd's message for a frame whose window is over the limit
+/// (`ZSTD_error_frameParameter_windowTooLarge`), which the zstd crate
+/// passes on as the error's text.
+fn zstd_window_too_large() -> &'static str {
+    use zstd::zstd_safe::{get_error_name, zstd_sys::ZSTD_ErrorCode};
+    // libzstd returns error codes as `(size_t)-code`.
+    get_error_name(
+        0usize.wrapping_sub(ZSTD_ErrorCode::ZSTD_error_frameParameter_windowTooLarge as usize),
+    )
+}
+
+/// The most a decoder is asked for in one read. A decoder that meets a
+/// corrupt spot fails the whole read, dropping what that read had already
+/// decompressed; small reads keep all but at most this much of the text
+/// before the corruption.
+const DECODE_READ: usize = 16 << 10;
+
+/// Reads at most [`DECODE_READ`] bytes at a time from a decoder.
+struct SmallReads<R>(R);
+
+impl<R: Read> Read for SmallReads<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let len = buf.len().min(DECODE_READ);
+        self.0.read(&mut buf[..len])
+    }
+}
+
+/// The decompressed stream of `compressed`, read through a 1 MiB buffer;
+/// `consumed` counts the compressed bytes the decoder used.
+fn decoder<'a>(
+    compression: Compression,
+    compressed: impl Read + Send + 'a,
+    consumed: Arc<AtomicU64>,
+) -> io::Result<Box<dyn Read + Send + 'a>> {
+    let buffered = Counting {
+        inner: io::BufReader::with_capacity(1 << 20, compressed),
+        count: consumed,
+    };
+    Ok(match compression {
+        Compression::Gzip => Box::new(SmallReads(GzMembers::new(buffered))),
+        Compression::Zstd => {
+            // Reads frame after frame (skippable ones skipped) to the end.
+            let mut d = zstd::stream::read::Decoder::with_buffer(buffered)?;
+            d.window_log_max(ZSTD_WINDOW_LOG_MAX)?;
+            Box::new(SmallReads(d))
+        }
+        Compression::Bzip2 => Box::new(SmallReads(bzip2::bufread::MultiBzDecoder::new(buffered))),
+    })
 }
 
 /// Reads one input into sinks made by `make_sink` (one per chunk, returned
 /// in file order) and reports on every line.
 ///
-/// Faults (an unreadable file, a corrupt or truncated gzip stream, an
+/// Faults (an unreadable file, a corrupt or truncated compressed stream, an
 /// unsupported compression, a format that cannot be detected) are named in
 /// [`FileReport::fault`]; the lines read before the fault are kept.
 pub fn read_input<S, F>(input: &Input, options: &ReadOptions, make_sink: &F) -> (Vec<S>, FileReport)
@@ -475,7 +568,7 @@ where
     read_plain(path, file, len, WINDOW, report, options, make_sink)
 }
 
-/// Reads the first `len` bytes of a plain (or gzip, then streamed) file,
+/// Reads the first `len` bytes of a plain (or compressed, then streamed) file,
 /// `len` being its length when it was opened, `window` bytes at a time.
 /// A file that turns out shorter (truncated during the run) is a fault
 /// that names the byte where reading stopped; the lines before are kept.
@@ -502,7 +595,7 @@ where
         report.fault = Some(format!("{} is compressed with {kind}", path.display()));
         return (Vec::new(), report);
     }
-    if is_gzip(&buf) {
+    if Compression::detect(&buf).is_some() {
         use std::io::{Seek, SeekFrom};
         let mut file = file;
         if let Err(e) = file.seek(SeekFrom::Start(0)) {
@@ -598,7 +691,9 @@ fn undetected(name: &str) -> String {
     )
 }
 
-/// Counts the bytes read from the underlying (compressed) source.
+/// Counts the bytes read from a source. Around a buffered compressed
+/// source it counts what the decoder consumed: the compressed offset it
+/// reached, closer to a corrupt spot than the bytes read into the buffer.
 struct Counting<R> {
     inner: R,
     count: Arc<AtomicU64>,
@@ -609,6 +704,17 @@ impl<R: Read> Read for Counting<R> {
         let n = self.inner.read(buf)?;
         self.count.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
+    }
+}
+
+impl<R: io::BufRead> io::BufRead for Counting<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.count.fetch_add(amount as u64, Ordering::Relaxed);
+        self.inner.consume(amount);
     }
 }
 
@@ -715,8 +821,9 @@ impl<R: io::BufRead> Read for GzMembers<R> {
 /// One block of whole lines and the parser state at its start.
 type Block = (usize, Vec<u8>, Compiled);
 
-/// Reads a stream (gzip or plain, from its first bytes): one thread reads
-/// and decompresses into blocks of whole lines, worker threads parse them.
+/// Reads a stream (compressed or plain, from its first bytes): one thread
+/// reads and decompresses into blocks of whole lines, worker threads parse
+/// them.
 fn read_stream<R, S, F>(
     raw: R,
     mut report: FileReport,
@@ -742,16 +849,39 @@ where
         report.fault = Some(format!("{} is compressed with {kind}", report.path));
         return (Vec::new(), report);
     }
-    let gzip = is_gzip(&head);
-    report.compressed = gzip;
+    let compression = Compression::detect(&head);
+    report.compressed = compression.is_some();
+    report.compression = compression.map(|c| c.name().to_string());
     let chained = io::Cursor::new(head).chain(raw);
-    let mut source: Box<dyn Read + Send> = if gzip {
-        Box::new(GzMembers::new(io::BufReader::with_capacity(
-            1 << 20,
-            chained,
-        )))
-    } else {
-        Box::new(chained)
+    let consumed = Arc::new(AtomicU64::new(0));
+    let mut source: Box<dyn Read + Send> = match compression {
+        Some(c) => match decoder(c, chained, consumed.clone()) {
+            Ok(d) => d,
+            Err(e) => {
+                report.fault = Some(format!("cannot read {}: {e}", report.path));
+                return (Vec::new(), report);
+            }
+        },
+        None => Box::new(chained),
+    };
+    // A read error: a broken compressed stream, a zstd window over the
+    // limit, or a failed read.
+    let read_fault = |path: &str, e: io::Error| {
+        let near = consumed.load(Ordering::Relaxed);
+        match compression {
+            Some(Compression::Zstd) if e.to_string() == zstd_window_too_large() => format!(
+                "{path}: a zstd frame near compressed byte {near} needs a window over {} MiB (zstd's own limit; `zstd --long=28` or more writes such frames): decompress it first, e.g. `zstd -d --long=31 -c FILE | crawlaudit audit -`; the lines before it were used; give --allow-partial to accept them",
+                1 << (ZSTD_WINDOW_LOG_MAX - 20)
+            ),
+            Some(c) => format!(
+                "{path}: the {} stream is corrupt or truncated near compressed byte {near} ({e}): the lines before it were used; give --allow-partial to accept them",
+                c.name()
+            ),
+            None => format!(
+                "{path}: read failed at byte {}: {e}",
+                compressed_count.load(Ordering::Relaxed)
+            ),
+        }
     };
     let block_size = options.chunk_size.clamp(4 << 10, 16 << 20);
     let workers = rayon::current_num_threads().max(1);
@@ -790,15 +920,7 @@ where
             // A short read means the input ended (or failed).
             let at_end = read.is_err() || buf.len() - before < block_size;
             if let Err(e) = read {
-                let offset = compressed_count.load(Ordering::Relaxed);
-                fault = Some(if gzip {
-                    format!(
-                        "{}: the gzip stream is corrupt or truncated near compressed byte {offset} ({e}): the lines before it were used; give --allow-partial to accept them",
-                        report.path
-                    )
-                } else {
-                    format!("{}: read failed at byte {offset}: {e}", report.path)
-                });
+                fault = Some(read_fault(&report.path, e));
             }
             // Keep the partial last line for the next block, unless the input ended.
             if !at_end {
@@ -815,11 +937,7 @@ where
                         // counts as too long, and drop the rest of it.
                         let (skipped, rest, error) = skip_line(source.as_mut(), block_size);
                         if let Some(e) = error {
-                            let offset = compressed_count.load(Ordering::Relaxed);
-                            fault = Some(format!(
-                                "{}: read failed near compressed byte {offset}: {e}",
-                                report.path
-                            ));
+                            fault = Some(read_fault(&report.path, e));
                         }
                         bytes += (buf.len() - MAX_LINE - 1) as u64 + skipped;
                         buf.truncate(MAX_LINE + 1);

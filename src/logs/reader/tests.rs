@@ -1,8 +1,7 @@
-//! Reader tests: chunking, streams, gzip faults, accounting.
+//! Reader tests: chunking, streams, gzip, zstd and bzip2 faults, accounting.
 
 use std::io::Write;
 
-use flate2::Compression;
 use flate2::write::GzEncoder;
 
 use super::*;
@@ -39,9 +38,27 @@ fn temp(name: &str, data: &[u8]) -> std::path::PathBuf {
 }
 
 fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = GzEncoder::new(Vec::new(), Compression::fast());
+    let mut e = GzEncoder::new(Vec::new(), flate2::Compression::fast());
     e.write_all(data).unwrap();
     e.finish().unwrap()
+}
+
+fn zstd(data: &[u8]) -> Vec<u8> {
+    zstd::stream::encode_all(data, 3).unwrap()
+}
+
+fn bzip2(data: &[u8]) -> Vec<u8> {
+    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// A zstd skippable frame (pzstd writes one before each frame).
+fn skippable(payload: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0x5E, 0x2A, 0x4D, 0x18];
+    frame.extend((payload.len() as u32).to_le_bytes());
+    frame.extend_from_slice(payload);
+    frame
 }
 
 fn read(path: &std::path::Path, chunk: usize) -> (Vec<(Vec<u8>, u16, i64)>, FileReport) {
@@ -202,9 +219,247 @@ fn w3c_fields_carry_across_chunks_and_blocks() {
 }
 
 #[test]
+fn zstd_and_bzip2_read_like_plain_files_and_stdin() {
+    // File names of their own: tests run in parallel in one directory.
+    let text: String = (0..3000).map(line).collect();
+    let (whole, _) = read(&temp("cmp-plain.log", text.as_bytes()), 1 << 20);
+    assert_eq!(whole.len(), 3000);
+    // Split mid-line: frames and streams need not end at line ends.
+    let (a, rest) = text.as_bytes().split_at(text.len() / 3 + 7);
+    let (b, c) = rest.split_at(rest.len() / 2);
+    // Frames one after another, an empty one and skippable ones among them.
+    let mut zstd_multi = zstd(a);
+    zstd_multi.extend(zstd(b""));
+    zstd_multi.extend(skippable(b"not log text\n"));
+    zstd_multi.extend(zstd(b));
+    zstd_multi.extend(zstd(c));
+    zstd_multi.extend(skippable(b""));
+    // As pzstd writes it: a skippable frame (holding the next frame's
+    // size) before each frame, so the file starts with one.
+    let mut pzstd = Vec::new();
+    for part in [a, b, c] {
+        let frame = zstd(part);
+        pzstd.extend(skippable(&(frame.len() as u32).to_le_bytes()));
+        pzstd.extend(frame);
+    }
+    // Streams one after another (`cat a.bz2 b.bz2`, `pbzip2`).
+    let mut bzip2_multi = bzip2(a);
+    bzip2_multi.extend(bzip2(b));
+    bzip2_multi.extend(bzip2(c));
+    let cases = [
+        ("cmp-one.log.zst", zstd(text.as_bytes()), "zstd"),
+        ("cmp-multi.log.zst", zstd_multi, "zstd"),
+        ("cmp-pzstd.log.zst", pzstd, "zstd"),
+        ("cmp-one.log.bz2", bzip2(text.as_bytes()), "bzip2"),
+        ("cmp-multi.log.bz2", bzip2_multi, "bzip2"),
+        ("cmp-one.log.gz", gzip(text.as_bytes()), "gzip"),
+    ];
+    for (name, bytes, kind) in cases {
+        let path = temp(name, &bytes);
+        for chunk in [1, 97, 8 << 20] {
+            let (got, r) = read(&path, chunk);
+            let what = format!("{name} chunk {chunk}");
+            assert_eq!(got, whole, "{what}");
+            assert_eq!(r.fault, None, "{what}");
+            assert_eq!((r.lines, r.bytes), (3000, text.len() as u64), "{what}");
+            assert_eq!(r.format, "combined", "{what}");
+            assert!(r.compressed, "{what}");
+            assert_eq!(r.compression.as_deref(), Some(kind), "{what}");
+        }
+        // Standard input takes the same path as a stream of any origin.
+        let report = FileReport {
+            path: "-".into(),
+            ..FileReport::default()
+        };
+        let options = ReadOptions {
+            format: Format::Auto,
+            chunk_size: 97,
+        };
+        let (sinks, r) = read_stream(io::Cursor::new(bytes), report, &options, &Keep::default);
+        assert_eq!(flat(sinks), whole, "{name} as a stream");
+        assert_eq!((r.fault, r.compression.as_deref()), (None, Some(kind)));
+    }
+    let (_, r) = read(&temp("cmp-plain.log", text.as_bytes()), 1 << 20);
+    assert_eq!((r.compressed, r.compression), (false, None));
+}
+
+#[test]
+fn the_first_bytes_name_the_compression_not_the_file_name() {
+    let text: String = (0..200).map(line).collect();
+    let bytes = text.as_bytes();
+    for (name, contents, kind) in [
+        ("magic-zstd.log.gz", zstd(bytes), Some("zstd")),
+        ("magic-gzip.log.bz2", gzip(bytes), Some("gzip")),
+        ("magic-bzip2.log.zst", bzip2(bytes), Some("bzip2")),
+        ("magic-bzip2.log", bzip2(bytes), Some("bzip2")),
+        ("magic-plain.log.zst", bytes.to_vec(), None),
+        ("magic-plain.log.bz2", bytes.to_vec(), None),
+    ] {
+        let (got, r) = read(&temp(name, &contents), 97);
+        assert_eq!((r.fault.as_deref(), got.len()), (None, 200), "{name}");
+        assert_eq!(r.compression.as_deref(), kind, "{name}");
+        assert_eq!(r.compressed, kind.is_some(), "{name}");
+    }
+    // "BZh" not followed by a block size (1 to 9) is no bzip2 stream, and
+    // a zstd skippable magic needs its third and fourth bytes.
+    assert_eq!(Compression::detect(b"BZh9"), Some(Compression::Bzip2));
+    assert_eq!(Compression::detect(b"BZh0"), None);
+    assert_eq!(Compression::detect(b"BZhx"), None);
+    assert_eq!(
+        Compression::detect(&[0x5F, 0x2A, 0x4D, 0x18]),
+        Some(Compression::Zstd)
+    );
+    assert_eq!(Compression::detect(&[0x60, 0x2A, 0x4D, 0x18]), None);
+    assert_eq!(Compression::detect(&[0x28, 0xB5, 0x2F]), None);
+    assert_eq!(Compression::detect(&[0x1F, 0x8B]), Some(Compression::Gzip));
+}
+
+#[test]
+fn summary_json_names_only_the_compressions_after_gzip() {
+    let json = |compression: Option<&str>| {
+        serde_json::to_value(FileReport {
+            compressed: compression.is_some(),
+            compression: compression.map(str::to_string),
+            ..FileReport::default()
+        })
+        .unwrap()
+    };
+    // Plain and gzip inputs: `compressed` alone, as before.
+    for kind in [None, Some("gzip")] {
+        let v = json(kind);
+        assert_eq!(v["compressed"], kind.is_some(), "{kind:?}");
+        assert!(v.get("compression").is_none(), "{kind:?}: {v}");
+    }
+    for kind in ["zstd", "bzip2"] {
+        let v = json(Some(kind));
+        assert_eq!(
+            (&v["compressed"], &v["compression"]),
+            (&true.into(), &kind.into())
+        );
+        // And back, as `merge` reads a shard's summary.
+        let back: FileReport = serde_json::from_value(v).unwrap();
+        assert_eq!(back.compression.as_deref(), Some(kind));
+    }
+}
+
+/// Checks that `got` holds the first lines of `line(0..)`, in order.
+fn assert_prefix(got: &[(Vec<u8>, u16, i64)], what: &str) {
+    for (i, g) in got.iter().enumerate() {
+        assert_eq!(g.0, format!("/p{i}?x=1").into_bytes(), "{what}: line {i}");
+    }
+}
+
+/// Reads `data` as the file `name`, `chunk` bytes at a time, which must be
+/// a fault naming the file and its broken `kind` stream; returns the
+/// records read before it and the compressed offset the fault names.
+fn read_broken(
+    name: &str,
+    data: &[u8],
+    chunk: usize,
+    kind: &str,
+) -> (Vec<(Vec<u8>, u16, i64)>, u64) {
+    let path = temp(name, data);
+    let (got, r) = read(&path, chunk);
+    let fault = r.fault.expect("a broken stream is a fault");
+    let start = format!(
+        "{}: the {kind} stream is corrupt or truncated near compressed byte ",
+        path.display()
+    );
+    let rest = fault
+        .strip_prefix(&start)
+        .unwrap_or_else(|| panic!("{fault}"));
+    let offset = rest[..rest.find(" (").expect(&fault)].parse().unwrap();
+    (got, offset)
+}
+
+#[test]
+fn truncated_or_corrupt_zstd_and_bzip2_are_faults_that_keep_what_was_read() {
+    let text: String = (0..20000).map(line).collect();
+    for (kind, compressed) in [
+        ("zstd", zstd(text.as_bytes())),
+        ("bzip2", bzip2(text.as_bytes())),
+    ] {
+        let half = compressed.len() / 2;
+        let name = |what: &str| format!("{what}-{kind}.log.z");
+        let (got, near) = read_broken(&name("cut"), &compressed[..half], 64 << 10, kind);
+        assert_eq!(near, half as u64, "{kind}: the end of the truncated file");
+        // The last, partial, line may be cut anywhere: the others are kept.
+        assert!(
+            got.len() > 5000 && got.len() < 20000,
+            "{kind}: {}",
+            got.len()
+        );
+        assert_prefix(&got[..got.len() - 1], kind);
+        let mut corrupt = compressed.clone();
+        for b in &mut corrupt[half..half + 64] {
+            *b ^= 0x5A;
+        }
+        // Blocks of 8 MiB, the default: read from the decoder in small
+        // reads, so that one failing read does not drop the whole block.
+        let (got, near) = read_broken(&name("corrupt"), &corrupt, 8 << 20, kind);
+        // Near the corrupt bytes: within the compressed block that holds
+        // them (zstd blocks hold at most 128 KiB of text, bzip2's 900 kB,
+        // checked whole).
+        let block = if kind == "zstd" {
+            64 << 10
+        } else {
+            half as u64
+        };
+        assert!(
+            near.abs_diff(half as u64) <= block,
+            "{kind}: {near} for {half}"
+        );
+        // What was decompressed before the corrupt spot was used.
+        assert!(got.len() > 5000, "{kind}: {} lines kept", got.len());
+        assert_prefix(&got[..got.len() - 1], kind);
+        // Garbage after the last frame or stream: all lines, and a fault
+        // at the end of the stream.
+        let mut trailing = compressed.clone();
+        trailing.extend_from_slice(b"garbage");
+        let (got, near) = read_broken(&name("trailing"), &trailing, 64 << 10, kind);
+        assert_eq!(got.len(), 20000, "{kind}");
+        assert!(
+            (compressed.len() as u64..=trailing.len() as u64).contains(&near),
+            "{kind}: {near} for {}",
+            compressed.len()
+        );
+    }
+}
+
+#[test]
+fn a_zstd_window_over_128_mib_is_refused() {
+    // `zstd --long=31` output: decoding it needs a 2 GiB window.
+    let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+    e.window_log(31).unwrap();
+    e.long_distance_matching(true).unwrap();
+    e.write_all((0..100).map(line).collect::<String>().as_bytes())
+        .unwrap();
+    let path = temp("long31.log.zst", &e.finish().unwrap());
+    let (got, r) = read(&path, 1 << 20);
+    assert!(got.is_empty());
+    assert_eq!(
+        r.fault.expect("a window over the limit is a fault"),
+        format!(
+            "{}: a zstd frame near compressed byte 0 needs a window over 128 MiB (zstd's own limit; `zstd --long=28` or more writes such frames): decompress it first, e.g. `zstd -d --long=31 -c FILE | crawlaudit audit -`; the lines before it were used; give --allow-partial to accept them",
+            path.display()
+        )
+    );
+    // 128 MiB itself is read (`zstd --long`, `--ultra -22`).
+    let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+    e.window_log(27).unwrap();
+    let text: String = (0..100).map(line).collect();
+    e.write_all(text.as_bytes()).unwrap();
+    let (got, r) = read(&temp("long27.log.zst", &e.finish().unwrap()), 1 << 20);
+    assert_eq!((r.fault, got.len()), (None, 100));
+}
+
+#[test]
 fn unsupported_and_unreadable_inputs_are_faults() {
-    let (_, r) = read(&temp("x.log.bz2", b"BZh91AY&SY..."), 1 << 20);
-    assert!(r.fault.unwrap().contains("bzip2"));
+    let (_, r) = read(&temp("x.log.xz", b"\xFD7zXZ\0\0\x04"), 1 << 20);
+    assert!(r.fault.unwrap().contains("compressed with xz"));
+    // Not a bzip2 block size after "BZh": a (one-line) plain log.
+    let (_, r) = read(&temp("x.log", b"BZh hello\n"), 1 << 20);
+    assert!(r.fault.unwrap().contains("cannot detect the log format"));
     let (_, r) = read(&temp("x.txt", b"hello\nworld\n"), 1 << 20);
     assert!(r.fault.unwrap().contains("cannot detect the log format"));
     let (_, r) = read(std::path::Path::new("/nonexistent/access.log"), 1 << 20);
@@ -230,6 +485,8 @@ fn lines_over_the_limit_are_counted_and_skipped() {
         for (file, contents) in [
             (name.to_string(), bytes.clone()),
             (format!("{name}.gz"), gzip(bytes)),
+            (format!("{name}.zst"), zstd(bytes)),
+            (format!("{name}.bz2"), bzip2(bytes)),
         ] {
             for chunk in [4 << 10, 1 << 20] {
                 let (got, r) = read(&temp(&file, &contents), chunk);
