@@ -38,10 +38,29 @@ const CASES: &[Case] = &[
         message: "crawlaudit: error: cannot detect the log format of {dir}/a.log from its first lines (tried combined, common, vhost_combined, json, w3c): give --format, e.g. --format nginx:'<log_format from nginx.conf>'",
     },
     Case {
-        name: "bzip2 log",
+        name: "xz log",
+        files: &[("a.log.xz", b"\xFD7zXZ\x00\x00\x04")],
+        args: "audit {dir}/a.log.xz --snapshot {demo}/snapshot",
+        message: "crawlaudit: error: {dir}/a.log.xz is compressed with xz (decompress it first, e.g. `xzcat FILE | crawlaudit audit -`)",
+    },
+    Case {
+        name: "bzip2 log cut after its header",
         files: &[("a.log.bz2", b"BZh91AY&SY")],
         args: "audit {dir}/a.log.bz2 --snapshot {demo}/snapshot",
-        message: "crawlaudit: error: {dir}/a.log.bz2 is compressed with bzip2 (decompress it first, e.g. `bzcat FILE | crawlaudit audit -`)",
+        message: "crawlaudit: error: {dir}/a.log.bz2: the bzip2 stream is corrupt or truncated near compressed byte 10 (decompression not finished but EOF reached): the lines before it were used; give --allow-partial to accept them",
+    },
+    Case {
+        name: "zstd log cut after its header",
+        files: &[("a.log.zst", b"\x28\xB5\x2F\xFD\x04\x58")],
+        args: "audit {dir}/a.log.zst --snapshot {demo}/snapshot",
+        message: "crawlaudit: error: {dir}/a.log.zst: the zstd stream is corrupt or truncated near compressed byte 6 (incomplete frame): the lines before it were used; give --allow-partial to accept them",
+    },
+    Case {
+        // A frame header asking for a 2 GiB window (`zstd --long=31`).
+        name: "zstd log with a window over 128 MiB",
+        files: &[("a.log.zst", b"\x28\xB5\x2F\xFD\x00\xA8")],
+        args: "audit {dir}/a.log.zst --snapshot {demo}/snapshot",
+        message: "crawlaudit: error: {dir}/a.log.zst: a zstd frame near compressed byte 0 needs a window over 128 MiB (zstd's own limit; `zstd --long=28` or more writes such frames): decompress it first, e.g. `zstd -d --long=31 -c FILE | crawlaudit audit -`; the lines before it were used; give --allow-partial to accept them",
     },
     Case {
         name: "missing snapshot",
@@ -278,16 +297,17 @@ fn every_user_error_has_its_pinned_message() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-#[test]
-fn a_truncated_gzip_log_names_the_file_and_the_offset() {
-    let dir = common::fresh_dir("errors-gzip");
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    for i in 0..2000 {
-        write!(e, "{}", LINE.replace("GET /", &format!("GET /{i}"))).unwrap();
-    }
-    let gz = e.finish().unwrap();
-    let path = dir.join("a.log.gz");
-    std::fs::write(&path, &gz[..gz.len() / 2]).unwrap();
+/// 2000 log lines, each distinct.
+fn lines() -> String {
+    (0..2000)
+        .map(|i| LINE.replace("GET /", &format!("GET /{i}")))
+        .collect()
+}
+
+/// Runs `audit` on `compressed` cut in half and returns the path and stderr.
+fn audit_cut(dir: &Path, name: &str, compressed: &[u8]) -> (std::path::PathBuf, String) {
+    let path = dir.join(name);
+    std::fs::write(&path, &compressed[..compressed.len() / 2]).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
         .args(["audit", path.to_str().unwrap(), "--snapshot"])
         .arg(Path::new(DEMO).join("snapshot"))
@@ -295,7 +315,43 @@ fn a_truncated_gzip_log_names_the_file_and_the_offset() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    (path, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_truncated_zstd_or_bzip2_log_names_the_file_and_the_offset() {
+    let dir = common::fresh_dir("errors-zstd-bzip2");
+    let text = lines();
+    let zst = zstd::stream::encode_all(text.as_bytes(), 3).unwrap();
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    bz.write_all(text.as_bytes()).unwrap();
+    let bz = bz.finish().unwrap();
+    for (name, kind, compressed, why) in [
+        ("a.log.zst", "zstd", zst, "incomplete frame"),
+        (
+            "a.log.bz2",
+            "bzip2",
+            bz,
+            "decompression not finished but EOF reached",
+        ),
+    ] {
+        let (path, stderr) = audit_cut(&dir, name, &compressed);
+        let want = format!(
+            "crawlaudit: error: {}: the {kind} stream is corrupt or truncated near compressed byte {} ({why}): the lines before it were used; give --allow-partial to accept them",
+            path.display(),
+            compressed.len() / 2
+        );
+        assert_eq!(stderr.lines().next(), Some(want.as_str()), "{stderr}");
+    }
+}
+
+#[test]
+fn a_truncated_gzip_log_names_the_file_and_the_offset() {
+    let dir = common::fresh_dir("errors-gzip");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(lines().as_bytes()).unwrap();
+    let gz = e.finish().unwrap();
+    let (path, stderr) = audit_cut(&dir, "a.log.gz", &gz);
     let want = format!(
         "crawlaudit: error: {}: the gzip stream is corrupt or truncated near compressed byte {} (",
         path.display(),
