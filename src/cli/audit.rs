@@ -30,8 +30,8 @@ const EXIT_FAIL_ON: u8 = 3;
 With no LOG and no --snapshot, audits the bundled demo site and its logs.
 
 Exit codes: 0 success; 2 usage or input error (a file that cannot be read, a
-broken gzip stream, an invalid snapshot; the report is still written when
-logs were read, unless nothing could be); 3 --fail-on matched.")]
+broken gzip, zstd or bzip2 stream, an invalid snapshot; the report is still
+written when logs were read, unless nothing could be); 3 --fail-on matched.")]
 pub struct Args {
     /// Log files, directories (recursively), glob patterns, or `-` for stdin.
     #[arg(value_name = "LOG")]
@@ -74,7 +74,7 @@ pub struct Args {
     /// crawl-delay, noindex, unavailable-after, or any.
     #[arg(long, value_name = "VIOLATION_KINDS")]
     fail_on: Option<String>,
-    /// An unreadable file or broken gzip stream is reported but does not
+    /// An unreadable file or broken compressed stream is reported but does not
     /// make the exit code 2.
     #[arg(long)]
     allow_partial: bool,

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 /// One log input.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Input {
-    /// A file (plain or gzip, detected from its first bytes).
+    /// A file (plain, gzip, zstd or bzip2, detected from its first bytes).
     File(PathBuf),
-    /// Standard input (plain or gzip).
+    /// Standard input (plain, gzip, zstd or bzip2).
     Stdin,
 }
 
