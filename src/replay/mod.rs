@@ -438,8 +438,8 @@ type HostOf<'c> = (Arc<str>, Option<&'c disallow::HostRules>);
 pub struct Collector<'c> {
     ctx: &'c Context,
     local: IdentityCache,
-    /// Host values as logged to the host, and whether the snapshot
-    /// describes it.
+    /// Host values as logged to the host, and what the snapshot says of
+    /// it.
     hosts: HashMap<Box<[u8]>, HostOf<'c>>,
     /// The robots.txt lookups of the chunk.
     rules: disallow::Rules<'c>,
@@ -617,10 +617,7 @@ impl<'c> Collector<'c> {
 
     /// The request's host (normalized), and what the snapshot says of it
     /// (`None`: it does not describe the host).
-    fn host(
-        &mut self,
-        request: &Request<'_>,
-    ) -> Option<(Arc<str>, Option<&'c disallow::HostRules>)> {
+    fn host(&mut self, request: &Request<'_>) -> Option<HostOf<'c>> {
         // Lines without a host are cached under the empty value.
         let (raw, default) = match request.host() {
             Some(raw) => (raw, None),
