@@ -88,11 +88,14 @@ fn explain(snapshot: &Snapshot, crawler: &Crawler, host: &str, path: &str, at: i
                 format_time(own.from())
             ));
         }
-        match &policy {
-            Policy::Rules { robots: file, .. } => {
-                let group = file.group_for(&tokens, crawler.obeys_global());
-                let verdict = group.check(path.as_bytes());
-                disallowed = !verdict.allowed();
+        // The audit's decision (`Policy::group_for`, `Policy::decide`), so
+        // that `rules` and `audit` cannot disagree.
+        let group = policy.group_for(&tokens, crawler.obeys_global());
+        let decision = policy.decide(group.as_ref(), path.as_bytes());
+        disallowed = !decision.allowed;
+        obj["allowed"] = json!(decision.allowed);
+        match (&policy, &group) {
+            (Policy::Rules { .. }, Some(group)) => {
                 let agents: Vec<String> = group
                     .agent_lines()
                     .map(|a| format!("{}: User-agent: {}", a.line(), a.value()))
@@ -104,9 +107,8 @@ fn explain(snapshot: &Snapshot, crawler: &Crawler, host: &str, path: &str, at: i
                     Selection::Global => json!(format!("the * group ({})", agents.join("; "))),
                     Selection::None => json!("no group applies"),
                 };
-                obj["allowed"] = json!(verdict.allowed());
-                obj["rule"] = verdict.rule().map_or(json!(null), |r| json!(r.directive()));
-                obj["rule_line"] = verdict.rule().map_or(json!(null), |r| json!(r.line()));
+                obj["rule"] = json!(decision.rule);
+                obj["rule_line"] = json!(decision.line);
                 obj["crawl_delay"] = group
                     .crawl_delay()
                     .map_or(json!(null), |d| json!(d.seconds()));
@@ -114,12 +116,8 @@ fn explain(snapshot: &Snapshot, crawler: &Crawler, host: &str, path: &str, at: i
                     json!(format!("{}: {}", d.line(), d.rule()))
                 });
             }
-            Policy::AllowAll { .. } => obj["allowed"] = json!(true),
-            Policy::DisallowAll { .. } => {
-                disallowed = true;
-                obj["allowed"] = json!(false);
-                obj["rule"] = json!("robots.txt 5xx");
-            }
+            (Policy::DisallowAll { .. }, _) => obj["rule"] = json!(decision.rule),
+            _ => {}
         }
         robots = obj;
     }

@@ -67,16 +67,10 @@ pub(crate) struct Hit<'a> {
     pub(crate) status: u16,
 }
 
-/// The group a policy selects for a crawler: `None` for a policy without
-/// rules (allow-all, or the disallow-all of a 5xx answer).
+/// The group a policy selects for a crawler ([`Policy::group_for`]).
 fn group_of<'c>(policy: &Policy<'c>, crawler: &Crawler) -> Option<Group<'c>> {
-    match policy {
-        Policy::Rules { robots, .. } => {
-            let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
-            Some(robots.group_for(&tokens, crawler.obeys_global()))
-        }
-        _ => None,
-    }
+    let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
+    policy.group_for(&tokens, crawler.obeys_global())
 }
 
 /// A chunk's lookups of robots.txt rules: the policies of each cache
@@ -206,11 +200,7 @@ impl<'c> Rules<'c> {
                 _ => None,
             };
             if disallowed_everywhere {
-                disallowed_everywhere = match (&group, policy) {
-                    (Some(group), _) => !group.check(hit.path.as_bytes()).allowed(),
-                    (None, Policy::DisallowAll { .. }) => true,
-                    (None, _) => false,
-                };
+                disallowed_everywhere = !policy.allows(group.as_ref(), hit.path.as_bytes());
             }
         }
         let violation = if disallowed_everywhere {
@@ -230,36 +220,26 @@ impl<'c> Rules<'c> {
     /// its time (one of the `cached` versions, so it disallows too).
     fn violation(&mut self, hit: &Hit<'_>, now: &Policy<'c>, cached: usize) -> Option<Violation> {
         let version = Some(now.version().name().to_string());
-        let (rule, line, detail) = match now {
-            Policy::Rules { .. } => {
-                let (group, _) = self.group(now, hit.crawler);
-                let verdict = group.as_ref()?.check(hit.path.as_bytes());
-                let rule = verdict.rule();
-                let detail = if cached > 1 {
-                    format!(
-                        "disallowed by all {cached} robots.txt versions of the last {}",
-                        format_seconds(self.ctx.settings().robots_cache_grace as f64)
-                    )
-                } else {
-                    String::new()
-                };
-                (
-                    rule.map(|r| r.directive()).unwrap_or_default(),
-                    rule.map(|r| r.line()),
-                    detail,
-                )
-            }
-            Policy::DisallowAll { .. } => (
-                "robots.txt 5xx".into(),
-                None,
-                format!(
-                    "robots.txt answered {} since {}",
-                    now.version().status(),
-                    format_time(now.version().from())
-                ),
+        let (group, _) = self.group(now, hit.crawler);
+        // `now` is one of the cached policies, so it disallows too; an
+        // allow-all cannot occur here.
+        if let Policy::AllowAll { .. } = now {
+            return None;
+        }
+        let decision = now.decide(group.as_ref(), hit.path.as_bytes());
+        let detail = match now {
+            Policy::Rules { .. } if cached > 1 => format!(
+                "disallowed by all {cached} robots.txt versions of the last {}",
+                format_seconds(self.ctx.settings().robots_cache_grace as f64)
             ),
-            Policy::AllowAll { .. } => return None,
+            Policy::DisallowAll { .. } => format!(
+                "robots.txt answered {} since {}",
+                now.version().status(),
+                format_time(now.version().from())
+            ),
+            _ => String::new(),
         };
+        let (rule, line) = (decision.rule.unwrap_or_default(), decision.line);
         Some(Violation {
             time: hit.time,
             host: hit.host.to_string(),

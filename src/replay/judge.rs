@@ -44,12 +44,9 @@ pub(crate) fn is_robots_txt(path: &str) -> bool {
 /// The crawl delay `crawler` must keep under `policy` (seconds), with the
 /// rule and line that ask for it.
 fn delay(policy: &Policy<'_>, crawler: &Crawler) -> Option<(f64, String, u32)> {
-    let Policy::Rules { robots, .. } = policy else {
-        return None;
-    };
     let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
-    robots
-        .group_for(&tokens, crawler.obeys_global())
+    policy
+        .group_for(&tokens, crawler.obeys_global())?
         .crawl_delay()
         .map(|d| (d.seconds(), d.rule(), d.line()))
 }

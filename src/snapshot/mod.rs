@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use crate::host::{normalize_host, split_authority};
 use crate::indexing::PageRules;
-use crate::robots::Robots;
+use crate::robots::{Group, Robots};
 use crate::time::{ALWAYS, DAY, instant};
 
 pub use dir::MAX_PAGE_LINE;
@@ -254,6 +254,18 @@ pub enum AllowReason {
     UnavailableTooLong,
 }
 
+/// What a policy decides for one path ([`Policy::decide`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// May the crawler fetch the path?
+    pub allowed: bool,
+    /// The deciding rule as written (`Disallow: /cart/`), or `robots.txt
+    /// 5xx`; `None` when no rule decides.
+    pub rule: Option<String>,
+    /// The deciding rule's line.
+    pub line: Option<u32>,
+}
+
 /// The robots.txt policy for a host at a moment.
 #[derive(Clone, Debug)]
 pub enum Policy<'s> {
@@ -280,13 +292,63 @@ pub enum Policy<'s> {
     },
 }
 
-impl Policy<'_> {
+impl<'s> Policy<'s> {
     /// The version whose answer decides.
     pub fn version(&self) -> &RobotsVersion {
         match self {
             Policy::Rules { version, .. }
             | Policy::AllowAll { version, .. }
             | Policy::DisallowAll { version } => version,
+        }
+    }
+
+    /// The group this policy selects for a crawler of `tokens` (in
+    /// preference order; `obeys_global`: whether it follows the `*` group):
+    /// `None` for a policy without rules (allow-all, or the disallow-all of
+    /// a 5xx answer). With [`Policy::decide`], the one way the audit and
+    /// `crawlaudit rules` decide.
+    pub fn group_for(&self, tokens: &[&str], obeys_global: bool) -> Option<Group<'s>> {
+        match self {
+            Policy::Rules { robots, .. } => Some(robots.group_for(tokens, obeys_global)),
+            Policy::AllowAll { .. } | Policy::DisallowAll { .. } => None,
+        }
+    }
+
+    /// Whether this policy allows `path`, given the group it selected
+    /// ([`Policy::group_for`]): [`Policy::decide`]'s `allowed`, without
+    /// naming the rule (the audit's per-request check).
+    pub fn allows(&self, group: Option<&Group<'s>>, path: &[u8]) -> bool {
+        match (self, group) {
+            (Policy::Rules { .. }, Some(group)) => group.check(path).allowed(),
+            (Policy::DisallowAll { .. }, _) => false,
+            _ => true,
+        }
+    }
+
+    /// What this policy decides for `path`, given the group it selected
+    /// ([`Policy::group_for`]): allowed or not, and the deciding rule
+    /// (`robots.txt 5xx` for the disallow-all of a 5xx answer) and line.
+    pub fn decide(&self, group: Option<&Group<'s>>, path: &[u8]) -> Decision {
+        match (self, group) {
+            (Policy::Rules { .. }, Some(group)) => {
+                let verdict = group.check(path);
+                let rule = verdict.rule();
+                Decision {
+                    allowed: verdict.allowed(),
+                    rule: rule.map(|r| r.directive()),
+                    line: rule.map(|r| r.line()),
+                }
+            }
+            (Policy::DisallowAll { .. }, _) => Decision {
+                allowed: false,
+                rule: Some("robots.txt 5xx".into()),
+                line: None,
+            },
+            _ => Decision {
+                allowed: true,
+                rule: None,
+                line: None,
+            },
         }
     }
 
