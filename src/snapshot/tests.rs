@@ -23,11 +23,13 @@ fn at(s: &Snapshot, host: &str, at: i64) -> Option<(String, &'static str, bool)>
         Policy::AllowAll { .. } => "allow-all",
         Policy::DisallowAll { .. } => "disallow-all",
     };
-    let allowed = match &p {
-        Policy::Rules { robots, .. } => robots.check(&["Googlebot"], b"/cart/x").allowed(),
-        Policy::AllowAll { .. } => true,
-        Policy::DisallowAll { .. } => false,
-    };
+    // The audit's own decision.
+    let allowed = p.allows(p.group_for(&["Googlebot"], true).as_ref(), b"/cart/x");
+    let decision = p.decide(p.group_for(&["Googlebot"], true).as_ref(), b"/cart/x");
+    assert_eq!(decision.allowed, allowed);
+    if matches!(p, Policy::DisallowAll { .. }) {
+        assert_eq!(decision.rule.as_deref(), Some("robots.txt 5xx"));
+    }
     Some((p.version().name().to_string(), kind, allowed))
 }
 
@@ -385,4 +387,53 @@ fn a_time_at_the_always_marker_is_out_of_range() {
     let from = s.host("a.example").unwrap().pages()["/a"][0].from();
     assert_eq!(from, ALWAYS + 1);
     assert_eq!(format_time(from), "1677-09-21T00:12:43.145224193Z");
+}
+
+/// The audit looks the policies of a request's cache window up once per
+/// pair of counts (change points at or before its start, at or before its
+/// end): that holds only if those counts decide `policies_during`.
+#[test]
+fn the_policies_of_a_window_depend_only_on_the_change_points_it_spans() {
+    let s = fixture();
+    let hosts: Vec<String> = s.hosts().map(|(h, _)| h.to_string()).collect();
+    assert!(hosts.len() > 1);
+    let mut windows = 0;
+    for host in &hosts {
+        let points = s.policy_change_points(host);
+        let mut instants = vec![
+            i64::MIN + 1,
+            t("2020-01-01T00:00:00Z"),
+            t("2030-01-01T00:00:00Z"),
+            i64::MAX,
+        ];
+        for &p in &points {
+            instants.extend([p.saturating_sub(1), p, p.saturating_add(1)]);
+        }
+        for w in points.windows(2) {
+            instants.push(w[0] / 2 + w[1] / 2);
+        }
+        let count = |x: i64| points.partition_point(|&p| p <= x);
+        let mut seen: std::collections::HashMap<
+            (usize, usize),
+            Vec<(usize, *const RobotsVersion)>,
+        > = std::collections::HashMap::new();
+        for &a in &instants {
+            for &b in &instants {
+                if a > b {
+                    continue;
+                }
+                let got: Vec<_> = s
+                    .policies_during(host, a, b)
+                    .iter()
+                    .map(Policy::key)
+                    .collect();
+                let expected = seen
+                    .entry((count(a), count(b)))
+                    .or_insert_with(|| got.clone());
+                assert_eq!(*expected, got, "{host}: [{a}, {b}]");
+                windows += 1;
+            }
+        }
+    }
+    assert!(windows > 100, "{windows}");
 }
