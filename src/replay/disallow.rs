@@ -26,7 +26,7 @@ pub(crate) struct HostRules {
 }
 
 impl HostRules {
-    /// The rules of `host` in `ctx`'s snapshot.
+    /// The rules of `host` in `snapshot`.
     pub(crate) fn of(snapshot: &crate::snapshot::Snapshot, host: &str) -> HostRules {
         HostRules {
             judged: snapshot.is_judged(host),
@@ -82,7 +82,7 @@ pub(crate) struct Rules<'c> {
     /// Per (host, by the address of its [`HostRules`] in the context;
     /// change points at or before the window's start; at or before its
     /// end): the policies in force in the window.
-    windows: HashMap<(usize, usize, usize), Vec<Policy<'c>>>,
+    windows: HashMap<(usize, usize, usize), Arc<[Policy<'c>]>>,
     /// Per (version, crawler): the group selected, the crawl delay, and
     /// the crawler, kept so that its address is not reused while cached.
     groups: HashMap<(usize, usize), Selected<'c>>,
@@ -165,10 +165,10 @@ impl<'c> Rules<'c> {
         let policies = match self.windows.get(&key) {
             Some(p) => p.clone(),
             None => {
-                let p = if rules.judged {
-                    snap.policies_during(hit.host, start, hit.time)
+                let p: Arc<[Policy<'c>]> = if rules.judged {
+                    snap.policies_during(hit.host, start, hit.time).into()
                 } else {
-                    Vec::new()
+                    Arc::from([])
                 };
                 if self.windows.len() >= CHUNK_CACHE {
                     self.windows.clear();
@@ -193,7 +193,7 @@ impl<'c> Rules<'c> {
         // asks for none.
         let mut delay = Some(f64::INFINITY);
         let mut disallowed_everywhere = !hit.robots_txt;
-        for policy in &policies {
+        for policy in policies.iter() {
             let (group, seconds) = self.group(policy, hit.crawler);
             delay = match (delay, seconds) {
                 (Some(min), Some(s)) => Some(min.min(s)),
