@@ -109,13 +109,19 @@ pub enum Format {
     Json(Box<JsonFields>),
     /// W3C extended (`#Fields:`), as IIS and CloudFront write it.
     W3c,
+    /// AWS Application Load Balancer access logs.
+    Alb,
+    /// AWS classic Elastic Load Balancer access logs.
+    Elb,
+    /// AWS S3 server access logs.
+    S3,
 }
 
 impl FromStr for Format {
     type Err = String;
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
-    /// `json:cloudflare`, `w3c`, `nginx:<log_format>`.
+    /// `json:cloudflare`, `w3c`, `alb`, `elb`, `s3`, `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
             "auto" => Format::Auto,
@@ -125,6 +131,9 @@ impl FromStr for Format {
             "json" => Format::Json(Box::new(JsonFields::auto())),
             "json:cloudflare" | "cloudflare" => Format::Json(Box::new(JsonFields::cloudflare())),
             "w3c" | "iis" | "cloudfront" => Format::W3c,
+            "alb" => Format::Alb,
+            "elb" => Format::Elb,
+            "s3" => Format::S3,
             other => match other.strip_prefix("nginx:") {
                 Some(fmt) => {
                     Template::compile(fmt).map_err(|e| e.to_string())?;
@@ -132,7 +141,7 @@ impl FromStr for Format {
                 }
                 None => {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:cloudflare, w3c, nginx:'<log_format>')"
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:cloudflare, w3c, alb, elb, s3, nginx:'<log_format>')"
                     ));
                 }
             },
@@ -153,6 +162,9 @@ impl fmt::Display for Format {
             }
             Format::Json(_) => f.write_str("json"),
             Format::W3c => f.write_str("w3c"),
+            Format::Alb => f.write_str("alb"),
+            Format::Elb => f.write_str("elb"),
+            Format::S3 => f.write_str("s3"),
         }
     }
 }
@@ -205,6 +217,9 @@ impl Format {
             Format::Nginx(s) => Kind::Template(Template::compile(s)?),
             Format::Json(fields) => Kind::Json((**fields).clone()),
             Format::W3c => Kind::W3c(None),
+            Format::Alb => Kind::Template(Template::compile_aws(template::ALB)?),
+            Format::Elb => Kind::Template(Template::compile_aws(template::ELB)?),
+            Format::S3 => Kind::Template(Template::compile_aws(template::S3)?),
         };
         Ok(Compiled { kind })
     }
@@ -226,10 +241,11 @@ impl Compiled {
         }
     }
 
-    /// Reads a line as format detection does: no leniency.
+    /// Reads a line as format detection does: no leniency (but AWS formats,
+    /// whose older lines lack trailing fields, are read as they are read).
     fn parse_strict<'a>(&self, line: &'a [u8]) -> Result<Request<'a>, BadReason> {
         match &self.kind {
-            Kind::Template(t) => t.parse_with(line, false),
+            Kind::Template(t) => t.parse_with(line, t.detects_leniently()),
             _ => self.parse(line),
         }
     }
@@ -255,8 +271,8 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 /// Detects the format of a log from its first lines (up to 50 non-empty
 /// lines of `sample`): W3C when it has W3C directives; JSON when its lines
 /// are JSON objects; else the line format that reads the most lines, the
-/// more specific one on a tie (vhost_combined, combined, common). `None`
-/// when no format reads any line.
+/// more specific one on a tie (alb, elb, s3, vhost_combined, combined,
+/// common). `None` when no format reads any line.
 pub fn detect(sample: &[u8]) -> Option<Format> {
     let lines: Vec<&[u8]> = sample
         .split(|&b| b == b'\n')
@@ -281,7 +297,15 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
     // common count is no evidence against combined: the most specific
     // candidate that reads at least half as many lines as the best wins
     // (combined then also keeps the odd common-format line, leniently).
-    let candidates = [Format::VhostCombined, Format::Combined, Format::Common];
+    // No AWS line reads in another format, nor another format's line as AWS.
+    let candidates = [
+        Format::Alb,
+        Format::Elb,
+        Format::S3,
+        Format::VhostCombined,
+        Format::Combined,
+        Format::Common,
+    ];
     let counts: Vec<usize> = candidates
         .iter()
         .map(|c| {
@@ -334,6 +358,9 @@ mod tests {
             "json",
             "json:cloudflare",
             "w3c",
+            "alb",
+            "elb",
+            "s3",
         ] {
             assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
         }
@@ -374,6 +401,15 @@ mod tests {
             Some(Format::Json(Box::new(JsonFields::auto())))
         );
         assert_eq!(detect(b"hello\nworld\n"), None);
+        let alb = br#"h2 2024-01-01T00:00:00.000001Z app/lb/0 192.0.2.1:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 "GET https://a.example:443/ HTTP/2.0" "UA" - - arn:tg "Root=1" "-" "-" 0 2024-01-01T00:00:00.000000Z "forward" "-" "-" "10.0.0.1:80" "200" "-" "-""#;
+        assert_eq!(detect(alb), Some(Format::Alb));
+        let elb = br#"2024-01-01T00:00:00.000001Z my-lb 192.0.2.1:2817 10.0.0.1:80 0.000073 0.001048 0.000057 200 200 0 29 "GET http://a.example:80/ HTTP/1.1" "curl/7.38.0" - -"#;
+        assert_eq!(detect(elb), Some(Format::Elb));
+        let s3 = br#"0123abcd bucket [06/Feb/2019:00:00:38 +0000] 192.0.2.3 - 3E57427F3EXAMPLE REST.GET.OBJECT key "GET /bucket/key HTTP/1.1" 200 - 113 113 7 6 "-" "S3Console/0.4" - aG9zdA== SigV4 ECDHE-RSA-AES128-GCM-SHA256 AuthHeader bucket.s3.us-west-1.amazonaws.com TLSv1.2 - -"#;
+        assert_eq!(detect(s3), Some(Format::S3));
+        // S3's older lines end after the user agent.
+        let old_s3 = br#"0123abcd bucket [06/Feb/2019:00:00:38 +0000] 192.0.2.3 - 3E57427F3EXAMPLE REST.GET.OBJECT key "GET /bucket/key HTTP/1.1" 200 - 113 113 7 6 "-" "S3Console/0.4""#;
+        assert_eq!(detect(old_s3), Some(Format::S3));
         // A combined log with a few common-format lines is still combined.
         let mixed = [&combined[..], common, combined, combined].concat();
         assert_eq!(detect(&mixed), Some(Format::Combined));

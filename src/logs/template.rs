@@ -1,5 +1,7 @@
 //! Line formats made of literal text and fields: Apache/nginx `combined`,
-//! `common`, Apache `vhost_combined`, and any nginx `log_format` string.
+//! `common`, Apache `vhost_combined`, any nginx `log_format` string, and
+//! the access logs of AWS Application Load Balancers, classic Elastic Load
+//! Balancers and S3 (built-in templates with a few AWS-only fields).
 //!
 //! A format compiles to a list of literals and fields. A line is read left
 //! to right: a literal must be there; a field runs to the next literal (a
@@ -33,6 +35,13 @@ pub(crate) enum Field {
     ServerName,
     /// `%v:%p` of Apache's vhost_combined: host and port.
     VHost,
+    /// AWS load balancers' `client:port`: the address, its port dropped.
+    ClientPort,
+    /// S3's bucket: the host (`BUCKET.s3.amazonaws.com`) when the line has
+    /// no `Host` header field.
+    Bucket,
+    /// S3's `Host` header field: the host; older lines end before it.
+    HostHeader,
     /// A field whose value is not used (`$remote_user`, `$request_time`, unknown variables).
     Ignore,
 }
@@ -60,6 +69,18 @@ fn field_of(variable: &str) -> Field {
     }
 }
 
+/// The fields of the built-in AWS templates: nginx's, and three names an
+/// nginx `log_format` cannot use (they are ignored there, as any unknown
+/// variable is).
+fn aws_field_of(variable: &str) -> Field {
+    match variable {
+        "aws_client_port" => Field::ClientPort,
+        "s3_bucket" => Field::Bucket,
+        "s3_host_header" => Field::HostHeader,
+        other => field_of(other),
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Item {
     Literal(Vec<u8>),
@@ -71,6 +92,10 @@ enum Item {
 pub(crate) struct Template {
     items: Vec<Item>,
     has_time: bool,
+    /// An AWS log: a request line `- - -` is no request, lines may end
+    /// before the trailing fields AWS added over the years (also when
+    /// detecting the format), a quoted field included.
+    aws: bool,
     /// The last `$time_local` text read and its value: consecutive lines
     /// mostly share their second, and this skips the date arithmetic.
     last_time: Cell<([u8; 32], usize, LogTime)>,
@@ -99,6 +124,32 @@ pub(crate) const COMMON: &str =
     r#"$remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent"#;
 /// Apache's `vhost_combined`: `%v:%p %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i"`.
 pub(crate) const VHOST_COMBINED: &str = r#"$vhost $remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+
+/// AWS Application Load Balancer, as documented in
+/// <https://docs.aws.amazon.com/elasticloadbalancing/latest/application/load-balancer-access-logs.html>:
+/// `type time elb client:port target:port request_processing_time
+/// target_processing_time response_processing_time elb_status_code
+/// target_status_code received_bytes sent_bytes "request" "user_agent"
+/// ssl_cipher ssl_protocol target_group_arn ...`; the fields after
+/// `target_group_arn` (`"trace_id" "domain_name" ...`, added over the
+/// years) are ignored.
+pub(crate) const ALB: &str = r#"$type $time_iso8601 $elb $aws_client_port $target $request_processing_time $target_processing_time $response_processing_time $status $target_status_code $received_bytes $body_bytes_sent "$request" "$http_user_agent" $ssl_cipher $ssl_protocol $target_group_arn"#;
+/// The classic Elastic Load Balancer, as documented in
+/// <https://docs.aws.amazon.com/elasticloadbalancing/latest/classic/access-log-collection.html>:
+/// `time elb client:port backend:port request_processing_time
+/// backend_processing_time response_processing_time elb_status_code
+/// backend_status_code received_bytes sent_bytes "request" "user_agent"
+/// ssl_cipher ssl_protocol`.
+pub(crate) const ELB: &str = r#"$time_iso8601 $elb $aws_client_port $backend $request_processing_time $backend_processing_time $response_processing_time $status $backend_status_code $received_bytes $body_bytes_sent "$request" "$http_user_agent" $ssl_cipher $ssl_protocol"#;
+/// S3 server access logs, as documented in
+/// <https://docs.aws.amazon.com/AmazonS3/latest/userguide/LogFormat.html>:
+/// `bucket_owner bucket [time] remote_ip requester request_id operation key
+/// "request_uri" http_status error_code bytes_sent object_size total_time
+/// turn_around_time "referer" "user_agent" version_id host_id
+/// signature_version cipher_suite authentication_type host_header
+/// tls_version ...`; lines may end after the user agent (older logs), and
+/// the fields after `tls_version` are ignored.
+pub(crate) const S3: &str = r#"$bucket_owner $s3_bucket [$time_local] $remote_addr $requester $request_id $operation $key "$request" $status $error_code $body_bytes_sent $object_size $total_time $turn_around_time "$http_referer" "$http_user_agent" $version_id $host_id $signature_version $cipher_suite $authentication_type $s3_host_header $tls_version"#;
 
 /// Takes a `log_format` as written in nginx.conf (`log_format main '...' '...';`,
 /// with or without the directive, quotes and `escape=` parameter) and
@@ -149,6 +200,19 @@ impl Template {
     /// Compiles an nginx-style format string (`$variable` or `${variable}`
     /// and literal text between them).
     pub(crate) fn compile(format: &str) -> Result<Template, FormatError> {
+        Template::compile_with(format, field_of, false)
+    }
+
+    /// Compiles one of the built-in AWS templates ([`ALB`], [`ELB`], [`S3`]).
+    pub(crate) fn compile_aws(format: &str) -> Result<Template, FormatError> {
+        Template::compile_with(format, aws_field_of, true)
+    }
+
+    fn compile_with(
+        format: &str,
+        field_of: fn(&str) -> Field,
+        aws: bool,
+    ) -> Result<Template, FormatError> {
         let source = unwrap_nginx_directive(format);
         let err = |message: &str| FormatError {
             format: format.to_string(),
@@ -224,6 +288,7 @@ impl Template {
         Ok(Template {
             items,
             has_time,
+            aws,
             last_time: Cell::new((
                 [0; 32],
                 usize::MAX,
@@ -250,14 +315,21 @@ impl Template {
     }
 
     /// Are all fields from item `i` on ones a line may lack (referer, user
-    /// agent, ignored fields)?
+    /// agent, ignored fields, S3's `Host` header)?
     fn only_optional_after(&self, i: usize) -> bool {
         self.items[i..].iter().all(|it| match it {
             Item::Literal(_) => true,
-            Item::Field { field, .. } => {
-                matches!(field, Field::Referer | Field::UserAgent | Field::Ignore)
-            }
+            Item::Field { field, .. } => matches!(
+                field,
+                Field::Referer | Field::UserAgent | Field::Ignore | Field::HostHeader
+            ),
         })
+    }
+
+    /// Does format detection read lines leniently? AWS formats do: their
+    /// older lines lack trailing fields, and no other format reads them.
+    pub(crate) fn detects_leniently(&self) -> bool {
+        self.aws
     }
 
     /// Reads one line (without its line end).
@@ -279,6 +351,7 @@ impl Template {
         };
         let mut time: Option<LogTime> = None;
         let mut saw_uri = false;
+        let mut bucket: Option<&[u8]> = None;
         let mut pos = 0usize;
         for (i, item) in self.items.iter().enumerate() {
             match item {
@@ -287,7 +360,10 @@ impl Template {
                         // A line that ends where only the referer and user
                         // agent remain is a common-format line in a combined
                         // log (servers mix them): keep it, without them.
-                        if lenient && pos == line.len() && self.only_optional_after(i) {
+                        // (An AWS line may end inside the literal: after the
+                        // closing quote of its last field.)
+                        let ends = pos == line.len() || (self.aws && lit.starts_with(&line[pos..]));
+                        if lenient && ends && self.only_optional_after(i) {
                             break;
                         }
                         return Err(BadReason::Layout);
@@ -300,7 +376,15 @@ impl Template {
                         _ => None,
                     };
                     let end = if *quoted {
-                        closing_quote(line, pos, next.unwrap_or(b"\""))
+                        closing_quote(line, pos, next.unwrap_or(b"\"")).or_else(|| {
+                            // An older AWS line that ends with this field.
+                            (self.aws
+                                && lenient
+                                && line.len() > pos
+                                && line.ends_with(b"\"")
+                                && self.only_optional_after(i + 1))
+                            .then(|| line.len() - 1)
+                        })
                     } else {
                         match next {
                             // A common-format line in a combined log: the last
@@ -332,12 +416,17 @@ impl Template {
                     pos = end;
                     match field {
                         Field::RemoteAddr => req.client = Cow::Borrowed(value),
+                        Field::ClientPort => req.client = Cow::Borrowed(without_port(value)),
+                        Field::Bucket => bucket = Some(value),
                         Field::TimeLocal => {
                             time = Some(self.clf_cached(value).ok_or(BadReason::Time)?)
                         }
                         Field::TimeIso => time = Some(parse_iso(value).ok_or(BadReason::Time)?),
                         Field::Msec => time = Some(parse_epoch(value).ok_or(BadReason::Time)?),
                         Field::Request => match split_request_line(value) {
+                            // AWS load balancers log `- - -` for a request
+                            // that was none (malformed, or a TCP listener).
+                            Some((b"-", _, _)) if self.aws => req.valid_request = false,
                             Some((m, t, p)) => {
                                 req.method = Cow::Borrowed(m);
                                 req.target = Cow::Borrowed(t);
@@ -355,7 +444,7 @@ impl Template {
                         Field::BodyBytes => req.bytes = bytes(value)?,
                         Field::Referer => req.referer = Cow::Borrowed(value),
                         Field::UserAgent => req.user_agent = Cow::Borrowed(value),
-                        Field::Host | Field::VHost => {
+                        Field::Host | Field::VHost | Field::HostHeader => {
                             req.host = Some(Cow::Borrowed(strip_default_port(value)))
                         }
                         Field::ServerName => {
@@ -371,11 +460,37 @@ impl Template {
         if saw_uri {
             req.valid_request = !req.target.is_empty() && *req.target != *b"-";
         }
+        if let Some(bucket) = bucket.filter(|b| !b.is_empty() && *b != b"-") {
+            if req
+                .host
+                .as_deref()
+                .is_none_or(|h| h.is_empty() || h == b"-")
+            {
+                req.host = Some(Cow::Owned([bucket, b".s3.amazonaws.com"].concat()));
+            }
+        }
         debug_assert!(self.has_time);
         let time = time.ok_or(BadReason::Time)?;
         req.time = time.nanos;
         req.resolution = time.resolution;
         Ok(req)
+    }
+}
+
+/// An address without its port: `192.0.2.1:2817`, `[2001:db8::1]:2817`
+/// and `2001:db8::1:2817` (an IPv6 address without brackets: AWS load
+/// balancers always log a port, so the last group is taken for it) give
+/// the address; `-` stays.
+fn without_port(v: &[u8]) -> &[u8] {
+    if let Some(rest) = v.strip_prefix(b"[") {
+        return rest
+            .iter()
+            .position(|&b| b == b']')
+            .map_or(v, |e| &rest[..e]);
+    }
+    match memchr::memrchr(b':', v) {
+        Some(c) if c + 1 < v.len() && v[c + 1..].iter().all(u8::is_ascii_digit) => &v[..c],
+        _ => v,
     }
 }
 
@@ -621,6 +736,121 @@ mod tests {
             .unwrap();
         assert_eq!(r.resolution(), 1_000_000);
         assert_eq!(r.user_agent(), b"Mozilla/5.0 (X)");
+    }
+
+    #[test]
+    fn alb_lines() {
+        let t = Template::compile_aws(ALB).unwrap();
+        let line = br#"https 2024-05-06T07:08:09.123456Z app/my-lb/0123456789abcdef 66.249.66.1:41234 10.0.0.1:80 0.000 0.001 0.000 200 200 250 5120 "GET https://www.example.com:443/a?q=1 HTTP/1.1" "Mozilla/5.0 (compatible; Googlebot/2.1)" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/t/0123 "Root=1-0-0" "www.example.com" "-" 1 2024-05-06T07:08:09.000000Z "forward" "-" "-" "10.0.0.1:80" "200" "-" "-" TID_1"#;
+        let r = t.parse(line).unwrap();
+        assert_eq!(r.client(), b"66.249.66.1");
+        assert_eq!(
+            (r.method(), r.target(), r.protocol()),
+            (
+                &b"GET"[..],
+                &b"https://www.example.com:443/a?q=1"[..],
+                &b"HTTP/1.1"[..]
+            )
+        );
+        assert_eq!((r.status(), r.bytes()), (200, Some(5120)));
+        assert_eq!(r.host(), Some(&b"www.example.com"[..]));
+        assert_eq!(r.user_agent(), b"Mozilla/5.0 (compatible; Googlebot/2.1)");
+        assert_eq!(r.referer(), b"");
+        assert_eq!(r.resolution(), 1_000);
+        assert_eq!(
+            jiff::Timestamp::from_nanosecond(r.time().into())
+                .unwrap()
+                .to_string(),
+            "2024-05-06T07:08:09.123456Z"
+        );
+        // A malformed request: `- - -`, no target; the line is read.
+        let r = t.parse(br#"http 2024-05-06T07:08:09.000000Z app/my-lb/0 [2001:db8::1]:5000 - -1 -1 -1 400 - 0 0 "- - - " "-" - - -"#).unwrap();
+        assert!(!r.is_valid_request());
+        assert_eq!(
+            (r.client(), r.status(), r.host()),
+            (&b"2001:db8::1"[..], 400, None)
+        );
+        // Bad lines say why.
+        assert_eq!(t.parse(b"http garbage"), Err(BadReason::Layout));
+        assert_eq!(t.parse(b"http not-a-time x"), Err(BadReason::Time));
+        assert_eq!(t.parse(br#"http 2024-05-06T07:08:09.000000Z app/my-lb/0 192.0.2.1:1 - 0 0 0 2000 - 0 0 "GET https://a.example/ HTTP/1.1" "-" - - -"#), Err(BadReason::Status));
+        assert_eq!(
+            t.parse(br#"http 2024-05-06T07:08:09.000000Z app/my-lb/0 192.0.2.1:1"#),
+            Err(BadReason::Layout)
+        );
+    }
+
+    #[test]
+    fn elb_and_s3_lines() {
+        let t = Template::compile_aws(ELB).unwrap();
+        let r = t.parse(br#"2015-05-13T23:39:43.945958Z my-loadbalancer 2001:db8::7:2817 10.0.0.1:80 0.000073 0.001048 0.000057 200 200 0 29 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.38.0" - -"#).unwrap();
+        assert_eq!(
+            (r.client(), r.status(), r.bytes()),
+            (&b"2001:db8::7"[..], 200, Some(29))
+        );
+        assert_eq!(r.host(), Some(&b"www.example.com"[..]));
+        let r = t.parse(br#"2015-05-13T23:39:43.945958Z my-loadbalancer 192.168.131.39:2817 10.0.0.1:80 0.001069 0.000028 0.000041 - - 82 305 "- - - " "-" - -"#).unwrap();
+        assert_eq!((r.is_valid_request(), r.status()), (false, 0));
+
+        let t = Template::compile_aws(S3).unwrap();
+        let head = br#"79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be example-bucket [06/Feb/2019:00:00:38 +0000] 192.0.2.3 - 3E57427F3EXAMPLE REST.GET.OBJECT a/b.html "GET /a/b.html HTTP/1.1" 200 - 113 113 7 - "https://ref.example/" "Mozilla/5.0 (X11; Linux x86_64)""#;
+        let full = [&head[..], b" - aG9zdA== SigV4 ECDHE-RSA-AES128-GCM-SHA256 AuthHeader example-bucket.s3.us-west-1.amazonaws.com TLSv1.2 - Yes"].concat();
+        let r = t.parse(&full).unwrap();
+        assert_eq!(
+            (r.client(), r.target(), r.status()),
+            (&b"192.0.2.3"[..], &b"/a/b.html"[..], 200)
+        );
+        assert_eq!(
+            (r.referer(), r.user_agent()),
+            (
+                &b"https://ref.example/"[..],
+                &b"Mozilla/5.0 (X11; Linux x86_64)"[..]
+            )
+        );
+        assert_eq!(
+            r.host(),
+            Some(&b"example-bucket.s3.us-west-1.amazonaws.com"[..])
+        );
+        // An older line, without the Host header field: the bucket's host.
+        for lenient in [true, false] {
+            let r = t
+                .parse_with(head, lenient)
+                .map(|r| r.host().map(<[u8]>::to_vec));
+            if lenient {
+                assert_eq!(r, Ok(Some(b"example-bucket.s3.amazonaws.com".to_vec())));
+            } else {
+                assert_eq!(r, Err(BadReason::Layout));
+            }
+        }
+        assert_eq!(
+            t.parse(b"owner bucket [06/Feb/2019:00:00:38 +0000] 192.0.2.3"),
+            Err(BadReason::Layout)
+        );
+    }
+
+    #[test]
+    fn ports_dropped_from_aws_clients() {
+        assert_eq!(without_port(b"192.0.2.1:2817"), b"192.0.2.1");
+        assert_eq!(without_port(b"[2001:db8::1]:2817"), b"2001:db8::1");
+        assert_eq!(without_port(b"2001:db8::1:2817"), b"2001:db8::1");
+        assert_eq!(without_port(b"192.0.2.1"), b"192.0.2.1");
+        assert_eq!(without_port(b"-"), b"-");
+    }
+
+    #[test]
+    fn aws_field_names_are_ignored_in_nginx_formats() {
+        let t = Template::compile("$s3_host_header $aws_client_port [$time_local] \"$request\"")
+            .unwrap();
+        let r = t
+            .parse(br#"h.example 192.0.2.1:80 [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1""#)
+            .unwrap();
+        assert_eq!((r.host(), r.client()), (None, &b""[..]));
+        // `- - -` stays what it always was in other formats.
+        let r = Template::compile(COMBINED)
+            .unwrap()
+            .parse(br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "- - -" 400 0 "-" "-""#)
+            .unwrap();
+        assert!(r.is_valid_request());
     }
 
     #[test]
