@@ -9,7 +9,10 @@
 # Prints MB/s, lines/s, peak RSS and the ratios.
 #
 # Usage: benches/e2e_logs.sh [SIZE] [SEED]     (default 1G 1)
-# Env:   BENCH_DIR (default ./bench-data), SKIP_GOACCESS=1, SKIP_PYTHON=1, THREADS=N
+# Env:   BENCH_DIR (default ./bench-data), SKIP_GOACCESS=1, SKIP_PYTHON=1, THREADS=N,
+#        HOSTS=N: a CDN's vhost_combined log of N hosts instead, each host with
+#        its own robots.txt (the shop's and a Disallow of its own), no pages;
+#        the Python and GoAccess contenders are skipped (they parse combined)
 # Needs: gzip, GNU time (/usr/bin/time); GoAccess (apt-get install goaccess).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,10 +23,12 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
 mkdir -p "$DIR"
 cargo build --quiet --release --bin crawlaudit --example gen_log
 BIN=$CARGO_TARGET_DIR/release/crawlaudit
+HOSTS=${HOSTS:-}
 LOG=$DIR/combined-$SIZE-$SEED.log
+[ -n "$HOSTS" ] && LOG=$DIR/vhost-$HOSTS-$SIZE-$SEED.log
 if [ ! -s "$LOG" ]; then
   echo "generating $LOG"
-  "$CARGO_TARGET_DIR/release/examples/gen_log" --size "$SIZE" --seed "$SEED" > "$LOG.tmp" && mv "$LOG.tmp" "$LOG"
+  "$CARGO_TARGET_DIR/release/examples/gen_log" --size "$SIZE" --seed "$SEED" ${HOSTS:+--hosts "$HOSTS"} > "$LOG.tmp" && mv "$LOG.tmp" "$LOG"
 fi
 if [ ! -s "$LOG.gz" ]; then
   echo "compressing $LOG.gz"
@@ -64,6 +69,20 @@ ROBOTS
   } >> "$SNAP/shop.example/robots.txt"
   for i in $(seq 0 7 4999); do printf '{"url": "/products/%d", "x_robots_tag": ["noindex"]}\n' "$i"; done > "$SNAP/shop.example/pages.jsonl"
   for i in $(seq 0 11 4999); do printf '{"url": "/blog/%d", "meta": [{"name": "robots", "content": "noindex, nofollow"}]}\n' "$i"; done >> "$SNAP/shop.example/pages.jsonl"
+fi
+if [ -n "$HOSTS" ]; then
+  HSNAP=$DIR/snapshot-$HOSTS
+  if [ ! -s "$HSNAP/host$((HOSTS - 1)).example/robots.txt" ]; then
+    echo "generating $HSNAP"
+    for i in $(seq 0 $((HOSTS - 1))); do
+      mkdir -p "$HSNAP/host$i.example"
+      { cat "$SNAP/shop.example/robots.txt"; printf '\nUser-agent: *\nDisallow: /host-%d/\n' "$i"; } \
+        > "$HSNAP/host$i.example/robots.txt"
+    done
+  fi
+  SNAP=$HSNAP
+  SKIP_PYTHON=1
+  SKIP_GOACCESS=1
 fi
 BYTES=$(stat -c %s "$LOG")
 LINES=$(wc -l < "$LOG")

@@ -3,6 +3,7 @@
 //! search referrals, increasing times with jitter. Reproducible from a seed.
 //!
 //! `cargo run --release --example gen_log -- --size 1G --seed 1 > access.log`
+//! (`--hosts 10000`: a CDN's `vhost_combined` log of 10,000 hosts)
 
 use std::io::{self, BufWriter, Write};
 
@@ -116,6 +117,9 @@ fn main() -> io::Result<()> {
             .unwrap_or_else(|| default.to_string())
     };
     let size = parse_size(&get("--size", "64M"));
+    // `--hosts N`: a CDN's log of N hosts (`vhost_combined`, `hostK.example`
+    // first); without it, one host's `combined` log, as before.
+    let hosts: u64 = get("--hosts", "0").parse().expect("--hosts: a number");
     let mut rng = Rng(get("--seed", "1").parse().expect("--seed: a number"));
     let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
     const MONTHS: [&str; 12] = [
@@ -164,6 +168,9 @@ fn main() -> io::Result<()> {
         let referer = if crawler { "-" } else { rng.pick(REFERRERS) };
         line.clear();
         use std::fmt::Write as _;
+        if hosts > 0 {
+            let _ = write!(line, "host{}.example:443 ", rng.below(hosts));
+        }
         let _ = writeln!(
             line,
             "{ip} - - [{day:02}/{}/2026:{h:02}:{m:02}:{s:02} +0000] \"GET {path} HTTP/1.1\" {status} {} \"{referer}\" \"{ua}\"",

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crawlaudit::bots::IpRanges;
 use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs};
-use crawlaudit::replay::{Collector, Context, Settings, VIOLATION_KINDS, replay};
+use crawlaudit::replay::{Collector, Context, Lookups, Settings, VIOLATION_KINDS, replay};
 use crawlaudit::report::{OutputFormats, Report, RunInfo};
 use crawlaudit::shard::Shard;
 use crawlaudit::snapshot::Snapshot;
@@ -258,6 +258,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.state {
         ctx = ctx.with_state(crawlaudit::report::read_state(path)?);
     }
+    // The robots.txt lookups, handed from chunk to chunk.
+    let lookups = Lookups::default();
     let options = ReadOptions {
         format,
         ..ReadOptions::default()
@@ -288,7 +290,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         if let Some(bar) = &progress {
             bar.set_message(super::term::escape(&input.name()));
         }
-        let (sinks, mut report) = read_input(input, &options, &|| Collector::new(&ctx));
+        let (sinks, mut report) =
+            read_input(input, &options, &|| Collector::with_lookups(&ctx, &lookups));
         if let Some(d) = &demo {
             // Name the demo's log by where it comes from, not by the
             // temporary directory it was unpacked to: the report must not

@@ -8,7 +8,12 @@ use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{CHUNK_CACHE, Context, Violation};
+use super::{Context, Violation};
+
+/// The most entries of each of a chunk's robots.txt lookups ([`Rules`]):
+/// enough for a CDN log of 10,000 hosts and their crawlers without
+/// emptying (each entry is under 100 bytes, so a map stays under ~6 MiB).
+const RULES_CACHE: usize = 1 << 16;
 use crate::bots::Crawler;
 use crate::robots::Group;
 use crate::snapshot::{Policy, RobotsVersion};
@@ -75,7 +80,7 @@ fn group_of<'c>(policy: &Policy<'c>, crawler: &Crawler) -> Option<Group<'c>> {
 
 /// A chunk's lookups of robots.txt rules: the policies of each cache
 /// window, the group each policy selects for a crawler, and its
-/// Crawl-delay. Each map is emptied when it reaches [`CHUNK_CACHE`]
+/// Crawl-delay. Each map is emptied when it reaches [`RULES_CACHE`]
 /// entries.
 pub(crate) struct Rules<'c> {
     ctx: &'c Context,
@@ -97,6 +102,31 @@ impl std::fmt::Debug for Rules<'_> {
             .field("windows", &self.windows.len())
             .field("groups", &self.groups.len())
             .finish()
+    }
+}
+
+/// Lookups handed from one chunk's collector to the next on the same
+/// worker ([`super::Collector::with_lookups`]): with thousands of hosts a
+/// chunk would otherwise look every host's policies and groups up anew.
+/// Each lookup stays bounded by [`RULES_CACHE`] entries per map.
+#[derive(Debug, Default)]
+pub struct Lookups<'c>(std::sync::Mutex<Vec<Rules<'c>>>);
+
+impl<'c> Lookups<'c> {
+    /// Lookups over `ctx`: one kept from a finished chunk, or new ones.
+    pub(crate) fn take(&self, ctx: &'c Context) -> Rules<'c> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut kept| kept.pop())
+            .unwrap_or_else(|| Rules::new(ctx))
+    }
+
+    /// Keeps a finished chunk's lookups for the next chunk.
+    pub(crate) fn give_back(&self, rules: Rules<'c>) {
+        if let Ok(mut kept) = self.0.lock() {
+            kept.push(rules);
+        }
     }
 }
 
@@ -129,7 +159,7 @@ impl<'c> Rules<'c> {
         if let Some((group, delay, _)) = self.groups.get(&key) {
             return (group.clone(), *delay);
         }
-        if self.groups.len() >= CHUNK_CACHE {
+        if self.groups.len() >= RULES_CACHE {
             self.groups.clear();
         }
         let group = group_of(policy, crawler);
@@ -170,7 +200,7 @@ impl<'c> Rules<'c> {
                 } else {
                     Arc::from([])
                 };
-                if self.windows.len() >= CHUNK_CACHE {
+                if self.windows.len() >= RULES_CACHE {
                     self.windows.clear();
                 }
                 self.windows.insert(key, p.clone());

@@ -574,7 +574,9 @@ pub(crate) fn merge_unknown_hosts(findings: &mut Vec<Finding>) {
 pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     let mut counts = Counts::default();
     type ByHost = (Vec<Kept>, Vec<EngineFetch>, Vec<Referral>);
-    let mut by_host: BTreeMap<Arc<str>, ByHost> = BTreeMap::new();
+    // Hosts in a hash map (a CDN log interleaves thousands: an ordered map
+    // compared host names a dozen times per request), sorted afterwards.
+    let mut by_host: HashMap<Arc<str>, ByHost> = HashMap::new();
     // The unknown hosts of the chunks done, and of those not (a caller
     // that did not call `finish`).
     let mut unknown_hosts = std::mem::take(
@@ -599,6 +601,8 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         }
         unknown_hosts.merge(c.unknown_hosts);
     }
+    let mut by_host: Vec<(Arc<str>, ByHost)> = by_host.into_iter().collect();
+    by_host.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let results: Vec<HostResult> = by_host
         .into_par_iter()
         .map(|(host, (kept, fetches, referrals))| judge_host(ctx, &host, kept, fetches, referrals))

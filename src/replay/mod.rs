@@ -51,6 +51,7 @@ use crate::shard::Shard;
 use crate::snapshot::Snapshot;
 use crate::time::HOUR;
 
+pub use disallow::Lookups;
 pub(crate) use judge::merge_unknown_hosts;
 pub use judge::replay;
 pub use state::{Fetch, LastRequest, State};
@@ -443,6 +444,8 @@ pub struct Collector<'c> {
     hosts: HashMap<Box<[u8]>, HostOf<'c>>,
     /// The robots.txt lookups of the chunk.
     rules: disallow::Rules<'c>,
+    /// Where the lookups go when the chunk is done, for the next chunk.
+    lookups: Option<&'c disallow::Lookups<'c>>,
     /// Identities by (crawler, impersonator?).
     identities: HashMap<(usize, bool), (Arc<str>, Arc<Crawler>)>,
     /// Per (host, identity), by the addresses of their `Arc`s (which
@@ -470,6 +473,7 @@ impl<'c> Collector<'c> {
             local: HashMap::new(),
             hosts: HashMap::new(),
             rules: disallow::Rules::new(ctx),
+            lookups: None,
             identities: HashMap::new(),
             firsts: HashMap::new(),
             kept: Vec::new(),
@@ -479,6 +483,17 @@ impl<'c> Collector<'c> {
             unknown_hosts: UnknownHosts::default(),
             counts: Counts::default(),
         }
+    }
+
+    /// A collector over `ctx` whose robots.txt lookups come from, and go
+    /// back to, `lookups` (the audit makes one per chunk: a CDN log's
+    /// thousands of hosts are then looked up about once per worker, not
+    /// once per chunk).
+    pub fn with_lookups(ctx: &'c Context, lookups: &'c disallow::Lookups<'c>) -> Self {
+        let mut collector = Collector::new(ctx);
+        collector.rules = lookups.take(ctx);
+        collector.lookups = Some(lookups);
+        collector
     }
 
     /// What this collector counted.
@@ -702,7 +717,13 @@ impl Sink for Collector<'_> {
         self.hosts = HashMap::new();
         self.identities = HashMap::new();
         self.firsts = HashMap::new();
-        self.rules.clear();
+        match self.lookups {
+            Some(lookups) => {
+                let rules = std::mem::replace(&mut self.rules, disallow::Rules::new(self.ctx));
+                lookups.give_back(rules);
+            }
+            None => self.rules.clear(),
+        }
         let unknown = std::mem::take(&mut self.unknown_hosts);
         if unknown != UnknownHosts::default() {
             let mut all = self
