@@ -87,13 +87,7 @@ fn combined(s: usize, target: &str, ua: &str) -> String {
 #[test]
 fn a_thousand_invented_bots_against_ten_thousand_noindex_pages() {
     let d = dir("unseen");
-    let snap = d.join("snapshot");
-    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
-    std::fs::write(
-        snap.join("shop.example/robots.txt"),
-        "User-agent: *\nDisallow: /private/\n",
-    )
-    .unwrap();
+    let snap = common::shop_snapshot(&d, b"User-agent: *\nDisallow: /private/\n");
     let mut pages = String::new();
     for i in 0..10_000 {
         pages.push_str(&format!(
@@ -153,13 +147,7 @@ fn browser(i: usize) -> String {
 #[test]
 fn two_hundred_thousand_distinct_human_user_agents() {
     let d = dir("people");
-    let snap = d.join("snapshot");
-    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
-    std::fs::write(
-        snap.join("shop.example/robots.txt"),
-        "User-agent: *\nDisallow: /private/\n",
-    )
-    .unwrap();
+    let snap = common::shop_snapshot(&d, b"User-agent: *\nDisallow: /private/\n");
     let mut log = Vec::new();
     for i in 0..200_000 {
         log.extend_from_slice(combined(i / 3, &format!("/p{}", i % 100), &browser(i)).as_bytes());
@@ -193,13 +181,7 @@ fn four_hundred_thousand_invented_host_headers() {
     // 400,000.
     const HOSTS: usize = 400_000;
     let d = dir("hosts");
-    let snap = d.join("snapshot");
-    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
-    std::fs::write(
-        snap.join("shop.example/robots.txt"),
-        "User-agent: *\nDisallow: /private/\n",
-    )
-    .unwrap();
+    let snap = common::shop_snapshot(&d, b"User-agent: *\nDisallow: /private/\n");
     let mut log = String::new();
     let ua = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
     for i in 0..HOSTS {
@@ -263,13 +245,7 @@ fn four_hundred_thousand_invented_host_headers() {
 #[test]
 fn requests_centuries_apart_through_the_whole_audit() {
     let d = dir("centuries");
-    let snap = d.join("snapshot");
-    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
-    std::fs::write(
-        snap.join("shop.example/robots.txt"),
-        "User-agent: *\nCrawl-delay: 10\nDisallow: /x\n",
-    )
-    .unwrap();
+    let snap = common::shop_snapshot(&d, b"User-agent: *\nCrawl-delay: 10\nDisallow: /x\n");
     let ahrefs = "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)";
     let at = |date: &str, target: &str| {
         format!("192.0.2.1 - - [{date} +0000] \"GET {target} HTTP/1.1\" 200 1 \"-\" \"{ahrefs}\"\n")
@@ -303,13 +279,7 @@ fn requests_centuries_apart_through_the_whole_audit() {
 #[test]
 fn a_w3c_time_in_2262_is_a_bad_time() {
     let d = dir("w3c-2262");
-    let snap = d.join("snapshot");
-    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
-    std::fs::write(
-        snap.join("shop.example/robots.txt"),
-        "User-agent: *\nDisallow: /x\n",
-    )
-    .unwrap();
+    let snap = common::shop_snapshot(&d, b"User-agent: *\nDisallow: /x\n");
     let log = "#Version: 1.0\n#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)\n\
         2262-04-11 23:47:16 192.0.2.1 GET /x 200 Mozilla/5.0+(compatible;+AhrefsBot/7.0)\n\
         2262-04-11 23:47:16.9 192.0.2.1 GET /x 200 Mozilla/5.0+(compatible;+AhrefsBot/7.0)\n\

@@ -29,14 +29,6 @@ fn log_line(second: u32, ip: &str, path: &str, agent: &str) -> String {
     )
 }
 
-/// A snapshot with one host and the given robots.txt; returns its path.
-fn snapshot(dir: &Path, robots: &[u8]) -> PathBuf {
-    let snap = dir.join("snapshot");
-    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
-    std::fs::write(snap.join("shop.example/robots.txt"), robots).unwrap();
-    snap
-}
-
 fn summary(out: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap()
 }
@@ -50,7 +42,7 @@ fn audit(d: &Path, log: &str, snap: &Path, out: &Path, extra: &[&str], secs: u64
 #[test]
 fn closed_stdin_is_a_fault_and_empty_stdin_a_warning() {
     let d = dir("stdin");
-    let snap = snapshot(&d, b"User-agent: *\nDisallow: /private\n");
+    let snap = common::shop_snapshot(&d, b"User-agent: *\nDisallow: /private\n");
     let out = d.join("out");
     // `crawlaudit audit - ... <&-`: descriptor 0 closed.
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_crawlaudit"));
@@ -97,7 +89,7 @@ fn a_log_reached_by_several_links_is_read_once() {
     let d = dir("links");
     // AhrefsBot every 30 s under a Crawl-delay of 10 s: no violation,
     // unless a request is counted twice (a gap of 0 s).
-    let snap = snapshot(&d, b"User-agent: *\nCrawl-delay: 10\n");
+    let snap = common::shop_snapshot(&d, b"User-agent: *\nCrawl-delay: 10\n");
     let logs = d.join("logs");
     std::fs::create_dir_all(&logs).unwrap();
     let text: String = (0..100)
@@ -232,7 +224,7 @@ fn special_files_in_a_snapshot_are_refused() {
 #[test]
 fn a_sparse_robots_txt_of_1_5_gb_costs_its_first_500_kib() {
     let d = dir("sparse");
-    let snap = snapshot(&d, b"");
+    let snap = common::shop_snapshot(&d, b"");
     // 500 KiB of comments, a rule just past 500 KiB (ignored, as Google
     // ignores it), then holes up to 1.5 GB.
     let robots = snap.join("shop.example/robots.txt");
@@ -272,7 +264,7 @@ fn crawlers(out: &Path) -> String {
 #[test]
 fn ip_range_files_mapped_and_too_broad() {
     let d = dir("ranges");
-    let snap = snapshot(&d, b"User-agent: *\nDisallow: /private\n");
+    let snap = common::shop_snapshot(&d, b"User-agent: *\nDisallow: /private\n");
     let ranges = d.join("ranges");
     std::fs::create_dir_all(&ranges).unwrap();
     let googlebot = ranges.join("googlebot.json");

@@ -162,3 +162,12 @@ pub fn bounded_audit(
     args.extend_from_slice(extra);
     bounded(&args, dir, secs, mib)
 }
+
+/// A snapshot in `dir/snapshot` with one host, shop.example, and the given
+/// robots.txt; returns its path.
+pub fn shop_snapshot(dir: &Path, robots: &[u8]) -> PathBuf {
+    let snap = dir.join("snapshot");
+    std::fs::create_dir_all(snap.join("shop.example")).unwrap();
+    std::fs::write(snap.join("shop.example/robots.txt"), robots).unwrap();
+    snap
+}
