@@ -28,6 +28,9 @@ pub(crate) struct HostRules {
     judged: bool,
     first_known: i64,
     points: Vec<i64>,
+    /// The pages the snapshot has rules for (a referral to another page
+    /// can never be a noindex violation).
+    pages: foldhash::HashSet<Box<str>>,
 }
 
 impl HostRules {
@@ -37,7 +40,16 @@ impl HostRules {
             judged: snapshot.is_judged(host),
             first_known: snapshot.first_known(host).unwrap_or(i64::MAX),
             points: snapshot.policy_change_points(host),
+            pages: snapshot
+                .host(host)
+                .map(|t| t.pages().keys().map(|u| u.as_str().into()).collect())
+                .unwrap_or_default(),
         }
+    }
+
+    /// Does the snapshot have rules for this page (path and query)?
+    pub(crate) fn has_page(&self, url: &str) -> bool {
+        !self.pages.is_empty() && self.pages.contains(url)
     }
 }
 
@@ -91,6 +103,9 @@ pub(crate) struct Rules<'c> {
     /// Per (version, crawler): the group selected, the crawl delay, and
     /// the crawler, kept so that its address is not reused while cached.
     groups: HashMap<(usize, usize), Selected<'c>>,
+    /// Per (host, by the address of its [`HostRules`]; crawler name): may
+    /// a Crawl-delay apply to that crawler there ([`Rules::may_delay`])?
+    delays: HashMap<(usize, Box<str>), bool>,
 }
 
 /// A group selected for a crawler, its crawl delay, and the crawler.
@@ -137,6 +152,7 @@ impl<'c> Rules<'c> {
             ctx,
             windows: HashMap::new(),
             groups: HashMap::new(),
+            delays: HashMap::new(),
         }
     }
 
@@ -144,6 +160,60 @@ impl<'c> Rules<'c> {
     pub(crate) fn clear(&mut self) {
         self.windows = HashMap::new();
         self.groups = HashMap::new();
+        self.delays = HashMap::new();
+    }
+
+    /// May a Crawl-delay apply on `host` to a crawler named `name`: does
+    /// some policy the host ever has give it a group with a Crawl-delay?
+    /// Decided by name, not by crawler, because one identity may gather
+    /// several crawlers of one name (the catalogue's, and the heuristic's
+    /// for a User-Agent the catalogue does not know): either's tokens
+    /// count. When the answer is no, no request of the identity on the host
+    /// can break a delay, and its requests need not be kept in order.
+    pub(crate) fn may_delay(&mut self, rules: &HostRules, host: &str, name: &str) -> bool {
+        if !rules.judged {
+            return false;
+        }
+        let address = rules as *const HostRules as usize;
+        if let Some(&answer) = self.delays.get(&(address, Box::from(name))) {
+            return answer;
+        }
+        let catalogue = self.ctx.catalogue();
+        let mut readings: Vec<(Vec<&str>, bool)> = Vec::new();
+        if let Some(c) = catalogue.by_name(name) {
+            readings.push((
+                c.tokens().iter().map(String::as_str).collect(),
+                c.obeys_global(),
+            ));
+        }
+        // The heuristic's crawler of that name: its product token, and the
+        // global group.
+        let token = crate::robots::product_token(name);
+        readings.push((
+            if token.is_empty() {
+                vec![]
+            } else {
+                vec![token]
+            },
+            true,
+        ));
+        let answer = self
+            .ctx
+            .snapshot()
+            .policies_during(host, crate::time::ALWAYS, i64::MAX)
+            .iter()
+            .any(|policy| {
+                readings.iter().any(|(tokens, global)| {
+                    policy
+                        .group_for(tokens, *global)
+                        .is_some_and(|g| g.crawl_delay().is_some())
+                })
+            });
+        if self.delays.len() >= RULES_CACHE {
+            self.delays.clear();
+        }
+        self.delays.insert((address, name.into()), answer);
+        answer
     }
 
     /// The group `policy` selects for `crawler`, and its crawl delay.

@@ -1,15 +1,17 @@
 //! Judging, per host and in time order.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
+use super::activity::Step;
 use super::state::{Fetch, LastRequest, prune};
 use super::{
-    Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, Kept, MAX_UNKNOWN_HOSTS,
-    OTHER_HOSTS, Outcome, Referral, UnknownHosts, Violation, any_verified,
+    Activity, Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, MAX_UNKNOWN_HOSTS,
+    OTHER_HOSTS, Outcome, Referral, UnknownHosts, Violation,
 };
 use crate::bots::Crawler;
 use crate::robots::target_path;
@@ -17,13 +19,16 @@ use crate::snapshot::Policy;
 use crate::time::{format_seconds, format_time, seconds_to_nanos_f64};
 
 /// The path-and-query a request or referral is judged on.
-pub(crate) fn path_of(target: &str) -> String {
-    String::from_utf8_lossy(&target_path(target.as_bytes())).into_owned()
+pub(crate) fn path_of(target: &str) -> Cow<'_, str> {
+    match target_path(target.as_bytes()) {
+        Cow::Borrowed(path) => String::from_utf8_lossy(path),
+        Cow::Owned(path) => Cow::Owned(String::from_utf8_lossy(&path).into_owned()),
+    }
 }
 
 /// The URL without `utm_*` tracking parameters (assistant clicks carry
 /// them; the crawler fetched the page without).
-fn without_tracking(url: &str) -> Option<String> {
+pub(crate) fn without_tracking(url: &str) -> Option<String> {
     let (path, query) = url.split_once('?')?;
     let kept: Vec<&str> = query
         .split('&')
@@ -62,23 +67,12 @@ struct HostResult {
     fetches: BTreeMap<(String, String), Vec<Fetch>>,
 }
 
-/// A crawler identity on one host: its name, crawler, first request's
-/// verification, and what was seen of it.
-type Identity = (Arc<str>, Arc<Crawler>, Option<bool>, Seen);
-
-/// Per crawler identity on one host.
-#[derive(Default)]
-struct Seen {
-    requests: u64,
-    robots_fetches: u64,
-    last: Option<(i64, i64)>,
-    last_time: i64,
-    sample_ip: String,
-    /// The last robots.txt fetch, this run's or carried over.
+/// A crawler identity on one host: its name, its requests, and its last
+/// robots.txt fetch (this run's, or carried over).
+struct Identity {
+    name: Arc<str>,
+    activity: Activity,
     last_robots: Option<i64>,
-    first_time: i64,
-    /// Any request verified ([`any_verified`]).
-    verified: Option<bool>,
 }
 
 /// How many crawler names a `noindex-unseen` row lists before `and N more`.
@@ -130,11 +124,13 @@ fn noindex_unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> 
     // stands for all (names in order: `seen` is sorted).
     let mut keys: HashMap<UnseenKey, usize> = HashMap::new();
     let mut judged: Vec<(Policy<'_>, &Crawler, i64, Vec<&str>)> = Vec::new();
-    for (identity, crawler, verified, stats) in seen {
-        if *verified == Some(false) {
+    for seen in seen {
+        let (identity, crawler) = (&seen.name, seen.activity.crawler());
+        let last_time = seen.activity.last().0;
+        if seen.activity.first_verified() == Some(false) {
             continue;
         }
-        let Some(policy) = snap.policy_at(host, stats.last_time) else {
+        let Some(policy) = snap.policy_at(host, last_time) else {
             continue;
         };
         let group = match &policy {
@@ -158,12 +154,12 @@ fn noindex_unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> 
             policy: (tag, version as usize),
             group,
             names,
-            epoch: starts.partition_point(|&f| f <= stats.last_time),
+            epoch: starts.partition_point(|&f| f <= last_time),
         };
         let next = judged.len();
         let k = *keys.entry(key).or_insert(next);
         if k == next {
-            judged.push((policy, &**crawler, stats.last_time, Vec::new()));
+            judged.push((policy, &**crawler, last_time, Vec::new()));
         }
         judged[k].3.push(identity.as_ref());
     }
@@ -226,18 +222,79 @@ fn noindex_unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> 
         .collect()
 }
 
-fn judge_host(
+/// The crawl-delay violations of one identity on a host: each request
+/// that must keep a delay, against the request before it (the previous
+/// night's last, for the first).
+fn crawl_delay(
     ctx: &Context,
     host: &str,
-    mut kept: Vec<Kept>,
-    mut engine_fetches: Vec<EngineFetch>,
-    mut referrals: Vec<Referral>,
-) -> HostResult {
+    identity: &str,
+    steps: &[Step],
+    prior: Option<&LastRequest>,
+    violations: &mut Vec<Violation>,
+) {
+    let snap = ctx.snapshot();
+    let mut last = prior.map(|l| (l.time, l.resolution));
+    for step in steps {
+        let t = step.time();
+        if let (Some(delayed), Some((prev, prev_res))) = (step.delayed(), last) {
+            // In i128: two requests centuries apart (a log dated 1700 and
+            // 2026) overflow an i64 difference.
+            let gap = (i128::from(t) - i128::from(prev)) as f64;
+            let resolution = i128::from(step.resolution().max(prev_res)) as f64;
+            if gap + resolution < seconds_to_nanos_f64(delayed.seconds) {
+                let now = snap.policy_at(host, t);
+                let (rule, line) = now
+                    .as_ref()
+                    .and_then(|p| delay(p, &delayed.crawler))
+                    .map_or((String::new(), None), |(_, rule, line)| (rule, Some(line)));
+                violations.push(Violation {
+                    time: t,
+                    host: host.to_string(),
+                    crawler: identity.to_string(),
+                    verified: delayed.verified,
+                    client_ip: delayed.client.to_string(),
+                    kind: "crawl-delay",
+                    method: delayed.method.to_string(),
+                    url: delayed.url.to_string(),
+                    status: delayed.status,
+                    rule,
+                    rule_line: line,
+                    robots_version: now.map(|p| p.version().name().to_string()),
+                    detail: format!(
+                        "gap {} < {}",
+                        format_seconds(gap),
+                        format_seconds(seconds_to_nanos_f64(delayed.seconds))
+                    ),
+                });
+            }
+        }
+        last = Some((t, step.resolution()));
+    }
+}
+
+/// What the chunks kept of one host.
+#[derive(Default)]
+struct HostData {
+    /// Per crawler identity, its requests.
+    identities: HashMap<Arc<str>, Activity>,
+    fetches: Vec<EngineFetch>,
+    referrals: Vec<Referral>,
+    /// With `--state`, the last referred request's time.
+    referred_until: Option<i64>,
+}
+
+fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
+    let HostData {
+        identities,
+        fetches: mut engine_fetches,
+        mut referrals,
+        referred_until,
+    } = data;
     let snap = ctx.snapshot();
     let settings = ctx.settings();
     let judged_host = snap.is_judged(host);
     // Stable sorts: requests of one time keep their file order.
-    kept.sort_by_key(|h| h.time);
     engine_fetches.sort_by_key(|f| f.fetch.time);
     referrals.sort_by_key(|r| r.time);
     let mut out = HostResult {
@@ -258,88 +315,28 @@ fn judge_host(
         by_url.entry(f.path).or_default().push(f.fetch);
     }
     // Per identity (several crawlers can share one: a heuristic crawler
-    // per User-Agent string, all named `python-requests`), in time order:
-    // crawl-delay gaps and what the report and the next night need.
-    let mut seen: Vec<Identity> = Vec::new();
-    // Identities by name, and by the address of the `Arc` a chunk shares
-    // among its requests (alive in `kept`): most requests find theirs
-    // without hashing a name.
-    let mut by_name: HashMap<Arc<str>, usize> = HashMap::new();
-    let mut by_address: HashMap<usize, usize> = HashMap::new();
-    for hit in &kept {
-        let t = hit.time;
-        let identity = &hit.identity;
-        let address = Arc::as_ptr(identity) as *const u8 as usize;
-        let i = match by_address.get(&address) {
-            Some(&i) => i,
-            None => {
-                let i = *by_name.entry(identity.clone()).or_insert_with(|| {
-                    // Carried over from the previous run, when it came before.
-                    let prior = prior_last.get(&**identity).filter(|l| l.time <= t);
-                    let stats = Seen {
-                        last: prior.map(|l| (l.time, l.resolution)),
-                        last_robots: prior.and_then(|l| l.robots_fetch),
-                        first_time: t,
-                        verified: hit.verified,
-                        ..Seen::default()
-                    };
-                    seen.push((identity.clone(), hit.crawler.clone(), hit.verified, stats));
-                    seen.len() - 1
-                });
-                by_address.insert(address, i);
-                i
-            }
-        };
-        let stats = &mut seen[i].3;
-        stats.verified = any_verified(stats.verified, hit.verified);
-        if let (Some(smallest), Some((prev, prev_res))) = (hit.delay, stats.last) {
-            // In i128: two requests centuries apart (a log dated 1700 and
-            // 2026) overflow an i64 difference.
-            let gap = (i128::from(t) - i128::from(prev)) as f64;
-            let resolution = i128::from(hit.resolution.max(prev_res)) as f64;
-            if gap + resolution < seconds_to_nanos_f64(smallest) {
-                let detail = hit
-                    .detail
-                    .as_ref()
-                    .expect("a request with a crawl delay keeps its detail");
-                let now = snap.policy_at(host, t);
-                let (rule, line) = now
-                    .as_ref()
-                    .and_then(|p| delay(p, &hit.crawler))
-                    .map_or((String::new(), None), |(_, rule, line)| (rule, Some(line)));
-                out.violations.push(Violation {
-                    time: t,
-                    host: host.to_string(),
-                    crawler: identity.to_string(),
-                    verified: hit.verified,
-                    client_ip: detail.client.to_string(),
-                    kind: "crawl-delay",
-                    method: detail.method.to_string(),
-                    url: detail.url.to_string(),
-                    status: detail.status,
-                    rule,
-                    rule_line: line,
-                    robots_version: now.map(|p| p.version().name().to_string()),
-                    detail: format!(
-                        "gap {} < {}",
-                        format_seconds(gap),
-                        format_seconds(seconds_to_nanos_f64(smallest))
-                    ),
-                });
-            }
+    // per User-Agent string, all named `python-requests`): crawl-delay
+    // gaps, in time order, where a delay may apply, and what the report
+    // and the next night need.
+    let mut seen: Vec<Identity> = Vec::with_capacity(identities.len());
+    let mut now = referred_until;
+    for (name, mut activity) in identities {
+        // Carried over from the previous run, when it came before.
+        let prior = prior_last
+            .get(&*name)
+            .filter(|l| l.time <= activity.first());
+        now = now.max(Some(activity.last().0));
+        if let Some(steps) = activity.take_steps() {
+            crawl_delay(ctx, host, &name, &steps, prior, &mut out.violations);
         }
-        stats.last = Some((t, hit.resolution));
-        stats.last_time = t;
-        stats.requests += 1;
-        if hit.robots_txt {
-            stats.robots_fetches += 1;
-            stats.last_robots = Some(t);
-        }
-        if stats.sample_ip.is_empty() {
-            if let Some(detail) = &hit.detail {
-                stats.sample_ip = detail.client.to_string();
-            }
-        }
+        let last_robots = activity
+            .last_robots()
+            .or_else(|| prior.and_then(|l| l.robots_fetch));
+        seen.push(Identity {
+            name,
+            activity,
+            last_robots,
+        });
     }
 
     // noindex and unavailable-after: an engine showed a page after its
@@ -350,7 +347,7 @@ fn judge_host(
         };
         let index = engine.index();
         let deadline = referral.time.saturating_sub(settings.index_grace);
-        let url = path_of(&referral.target);
+        let url = path_of(&referral.target).into_owned();
         for crawler in ctx
             .catalogue()
             .crawlers()
@@ -428,36 +425,34 @@ fn judge_host(
     }
 
     // Findings of this host, crawler by crawler in name order.
-    seen.sort_by(|a, b| a.0.cmp(&b.0));
-    for (identity, crawler, verified, stats) in &seen {
-        let identity = identity.to_string();
-        if *verified == Some(false) {
+    seen.sort_by(|a, b| a.name.cmp(&b.name));
+    for s in &seen {
+        let identity = s.name.to_string();
+        let (crawler, requests) = (s.activity.crawler(), s.activity.requests());
+        if s.activity.first_verified() == Some(false) {
             out.findings.push(Finding {
                 kind: "spoofed-agent",
                 host: host.to_string(),
                 crawler: identity.clone(),
                 url: String::new(),
-                count: stats.requests,
+                count: requests,
                 detail: format!(
                     "{} requests claim to be {} from outside its published ranges ({}), e.g. from {}",
-                    stats.requests,
+                    requests,
                     crawler.name(),
                     crawler.ip_range_files().join(", "),
-                    stats.sample_ip
+                    s.activity.sample_ip()
                 ),
             });
         }
-        if stats.robots_fetches == 0 && stats.last_robots.is_none() {
+        if s.activity.robots_fetches() == 0 && s.last_robots.is_none() {
             out.findings.push(Finding {
                 kind: "no-robots-fetch",
                 host: host.to_string(),
                 crawler: identity.clone(),
                 url: String::new(),
-                count: stats.requests,
-                detail: format!(
-                    "{} requests, no /robots.txt fetch in the window",
-                    stats.requests
-                ),
+                count: requests,
+                detail: format!("{requests} requests, no /robots.txt fetch in the window"),
             });
         }
     }
@@ -468,16 +463,16 @@ fn judge_host(
     // The report's per-crawler rows.
     out.activity = seen
         .iter()
-        .map(|(identity, crawler, _, stats)| CrawlerActivity {
+        .map(|s| CrawlerActivity {
             host: host.to_string(),
-            crawler: identity.to_string(),
-            operator: crawler.operator().map(str::to_string),
-            category: crawler.category().as_str(),
-            verified: stats.verified,
-            requests: stats.requests,
-            robots_txt_fetches: stats.robots_fetches,
-            first_seen: stats.first_time,
-            last_seen: stats.last_time,
+            crawler: s.name.to_string(),
+            operator: s.activity.crawler().operator().map(str::to_string),
+            category: s.activity.crawler().category().as_str(),
+            verified: s.activity.verified(),
+            requests: s.activity.requests(),
+            robots_txt_fetches: s.activity.robots_fetches(),
+            first_seen: s.activity.first(),
+            last_seen: s.activity.last().0,
         })
         .collect();
     // What the next run needs, when it is asked for (`--state`).
@@ -485,23 +480,18 @@ fn judge_host(
         return out;
     }
     out.last = prior_last;
-    for (identity, _, _, stats) in &seen {
-        if let Some((time, resolution)) = stats.last {
-            out.last.insert(
-                identity.to_string(),
-                LastRequest {
-                    time,
-                    resolution,
-                    robots_fetch: stats.last_robots,
-                },
-            );
-        }
+    for s in &seen {
+        let (time, resolution) = s.activity.last();
+        out.last.insert(
+            s.name.to_string(),
+            LastRequest {
+                time,
+                resolution,
+                robots_fetch: s.last_robots,
+            },
+        );
     }
-    let now = kept
-        .last()
-        .map(|h| h.time)
-        .max(referrals.last().map(|r| r.time))
-        .unwrap_or(i64::MIN);
+    let now = now.unwrap_or(i64::MIN);
     for (crawler, by_url) in fetches {
         for (url, mut list) in by_url {
             prune(&mut list, now, settings.index_grace);
@@ -573,10 +563,9 @@ pub(crate) fn merge_unknown_hosts(findings: &mut Vec<Finding>) {
 /// writes them.
 pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     let mut counts = Counts::default();
-    type ByHost = (Vec<Kept>, Vec<EngineFetch>, Vec<Referral>);
     // Hosts in a hash map (a CDN log interleaves thousands: an ordered map
     // compared host names a dozen times per request), sorted afterwards.
-    let mut by_host: HashMap<Arc<str>, ByHost> = HashMap::new();
+    let mut by_host: HashMap<Arc<str>, HostData> = HashMap::new();
     // The unknown hosts of the chunks done, and of those not (a caller
     // that did not call `finish`).
     let mut unknown_hosts = std::mem::take(
@@ -587,25 +576,37 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     );
     // Disallow violations, decided by the collectors, in file order.
     let mut violations = Vec::new();
+    // Chunks in file order: each one's activity comes after the previous
+    // ones'.
     for c in collectors {
         counts.add(&c.counts);
         violations.extend(c.violations);
-        for (host, hit) in c.kept {
-            by_host.entry(host).or_default().0.push(hit);
+        for charged in c.charged {
+            let data = by_host.entry(charged.host).or_default();
+            match data.identities.get_mut(&charged.identity) {
+                Some(activity) => activity.merge(charged.activity),
+                None => {
+                    data.identities.insert(charged.identity, charged.activity);
+                }
+            }
         }
         for (host, fetch) in c.fetches {
-            by_host.entry(host).or_default().1.push(fetch);
+            by_host.entry(host).or_default().fetches.push(fetch);
         }
         for r in c.referrals {
-            by_host.entry(r.host.clone()).or_default().2.push(r);
+            by_host.entry(r.host.clone()).or_default().referrals.push(r);
+        }
+        for (host, until) in c.referred_until {
+            let data = by_host.entry(host).or_default();
+            data.referred_until = data.referred_until.max(Some(until));
         }
         unknown_hosts.merge(c.unknown_hosts);
     }
-    let mut by_host: Vec<(Arc<str>, ByHost)> = by_host.into_iter().collect();
+    let mut by_host: Vec<(Arc<str>, HostData)> = by_host.into_iter().collect();
     by_host.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let results: Vec<HostResult> = by_host
         .into_par_iter()
-        .map(|(host, (kept, fetches, referrals))| judge_host(ctx, &host, kept, fetches, referrals))
+        .map(|(host, data)| judge_host(ctx, &host, data))
         .collect();
     let mut outcome = Outcome {
         counts,

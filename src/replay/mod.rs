@@ -36,6 +36,7 @@
 //! assert_eq!(outcome.violations[0].rule, "Disallow: /cart/");
 //! ```
 
+mod activity;
 mod disallow;
 mod judge;
 mod state;
@@ -50,6 +51,7 @@ use crate::logs::{Request, Sink};
 use crate::shard::Shard;
 use crate::snapshot::Snapshot;
 use crate::time::HOUR;
+use activity::{Activity, Delayed, Step};
 
 pub use disallow::Lookups;
 pub(crate) use judge::merge_unknown_hosts;
@@ -171,6 +173,9 @@ pub struct Context {
     unknown_hosts: Mutex<UnknownHosts>,
     /// Compiled referrer host patterns: (regex, engine id).
     referrers: Vec<(regex::Regex, String)>,
+    /// Landing markers: (finder, engine id, marker), engines in catalogue
+    /// order.
+    markers: Vec<(memchr::memmem::Finder<'static>, String, String)>,
     /// What the previous run carried over (`--state`).
     state: Option<State>,
     /// Per snapshot host, what the per-request lookups need.
@@ -205,6 +210,19 @@ impl Context {
                 })
             })
             .collect();
+        let markers = catalogue
+            .engines()
+            .iter()
+            .flat_map(|e| {
+                e.landing_markers().iter().map(move |m| {
+                    (
+                        memchr::memmem::Finder::new(m.as_bytes()).into_owned(),
+                        e.id().to_string(),
+                        m.clone(),
+                    )
+                })
+            })
+            .collect();
         let host_rules = snapshot
             .hosts()
             .map(|(host, _)| (host.to_string(), disallow::HostRules::of(&snapshot, host)))
@@ -218,6 +236,7 @@ impl Context {
             identified: RwLock::new(HashMap::new()),
             unknown_hosts: Mutex::new(UnknownHosts::default()),
             referrers,
+            markers,
             state: None,
             host_rules,
         }
@@ -284,30 +303,29 @@ impl Context {
         found
     }
 
-    /// The engine whose result page a Referer is, or whose landing marker
-    /// the target carries.
-    fn referring_engine(&self, referer: &[u8], target: &[u8]) -> Option<(String, String)> {
-        if let Some(host) = referer_host(referer) {
-            if let Some((_, engine)) = self.referrers.iter().find(|(re, _)| re.is_match(&host)) {
-                return Some((engine.clone(), host));
+    /// The first landing marker the target carries (engines in catalogue
+    /// order, each engine's markers in order): its index in `markers`.
+    fn landing_marker(&self, target: &[u8]) -> Option<usize> {
+        let mut text: Option<std::borrow::Cow<'_, str>> = None;
+        self.markers.iter().position(|(finder, _, marker)| {
+            if marker.is_ascii() {
+                // An ASCII marker is in the bytes exactly when it is in
+                // their lossy text: a replaced byte is never ASCII.
+                finder.find(target).is_some()
+            } else {
+                text.get_or_insert_with(|| String::from_utf8_lossy(target))
+                    .contains(marker.as_str())
             }
-        }
-        let target = String::from_utf8_lossy(target);
-        self.catalogue.engines().iter().find_map(|e| {
-            e.landing_markers()
-                .iter()
-                .find(|m| target.contains(m.as_str()))
-                .map(|m| (e.id().to_string(), format!("landing marker {m}")))
         })
     }
 }
 
 /// The host of a Referer URL, lower case, without port; `android-app://`
 /// referrers of the Google app count as `www.google.com`.
-fn referer_host(referer: &[u8]) -> Option<String> {
+fn referer_host(referer: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     let text = std::str::from_utf8(referer).ok()?.trim();
     if text.starts_with("android-app://com.google.android.googlequicksearchbox") {
-        return Some("www.google.com".to_string());
+        return Some("www.google.com".into());
     }
     let (authority, _) = split_authority(text.split_once("://")?.1);
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
@@ -315,37 +333,14 @@ fn referer_host(referer: &[u8]) -> Option<String> {
         Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
         _ => host,
     };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
-}
-
-/// A crawler request as the ordered stage needs it (its Disallow verdict
-/// is decided already, in the collector): who, when, and the crawl delay
-/// its cached robots.txt versions ask for.
-#[derive(Clone, Debug)]
-pub(crate) struct Kept {
-    /// The identity it is charged to ([`identity_of`]).
-    pub(crate) identity: Arc<str>,
-    pub(crate) crawler: Arc<Crawler>,
-    pub(crate) time: i64,
-    pub(crate) resolution: i64,
-    /// See [`disallow::Judged::delay`].
-    pub(crate) delay: Option<f64>,
-    pub(crate) verified: Option<bool>,
-    pub(crate) robots_txt: bool,
-    /// What a row names of the request, kept where the ordered stage may
-    /// need it: a request that can break a Crawl-delay, and its chunk's
-    /// earliest request of the identity with a client address (the
-    /// identity's sample address).
-    pub(crate) detail: Option<Box<Detail>>,
-}
-
-/// What a violation row names of a request besides its time and crawler.
-#[derive(Clone, Debug)]
-pub(crate) struct Detail {
-    pub(crate) client: Box<str>,
-    pub(crate) method: Box<str>,
-    pub(crate) url: Box<str>,
-    pub(crate) status: u16,
+    if host.is_empty() {
+        return None;
+    }
+    Some(if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        host.to_ascii_lowercase().into()
+    } else {
+        host.into()
+    })
 }
 
 /// An engine crawler's 2xx fetch of a page, evidence for a later
@@ -430,35 +425,78 @@ impl Counts {
     }
 }
 
-/// A host (normalized) and what the snapshot says of it (`None`: it does
-/// not describe the host).
-type HostOf<'c> = (Arc<str>, Option<&'c disallow::HostRules>);
+/// A host as a chunk met it.
+#[derive(Debug)]
+struct HostSlot<'c> {
+    /// Normalized.
+    name: Arc<str>,
+    /// What the snapshot says of it (`None`: it does not describe it).
+    rules: Option<&'c disallow::HostRules>,
+    /// This shard owns it (always, without `--shard`).
+    owned: bool,
+}
 
-/// The sink of one log chunk: keeps what the replay needs.
+/// A crawler as a chunk met it, and its identity ids (the second: as an
+/// impersonator).
+#[derive(Debug)]
+struct Met {
+    crawler: Arc<Crawler>,
+    identity: [Option<u32>; 2],
+}
+
+/// A crawler identity's requests on one host, as one chunk read them.
+#[derive(Debug)]
+pub(crate) struct Charged {
+    pub(crate) host: Arc<str>,
+    pub(crate) identity: Arc<str>,
+    pub(crate) activity: Activity,
+}
+
+/// How a human request was referred: by an engine's result page (the
+/// index of its referrer pattern) or by a landing marker in the target.
+enum Referred {
+    Page(usize),
+    Marker(usize),
+}
+
+/// The sink of one log chunk: keeps what the replay needs. Hosts, crawlers
+/// and identities are numbered as the chunk meets them, so that a request
+/// costs a few lookups of small keys and no allocation unless it is kept.
 #[derive(Debug)]
 pub struct Collector<'c> {
     ctx: &'c Context,
-    local: IdentityCache,
-    /// Host values as logged to the host, and what the snapshot says of
-    /// it.
-    hosts: HashMap<Box<[u8]>, HostOf<'c>>,
+    /// User-Agent to the crawler met (`None`: a person).
+    agents: HashMap<Box<[u8]>, Option<u32>>,
+    met: Vec<Met>,
+    /// Crawlers met, by the address of their `Arc` (alive in `met`).
+    met_by_address: HashMap<usize, u32>,
+    /// Identity names, numbered.
+    identities: Vec<Arc<str>>,
+    identity_ids: HashMap<Arc<str>, u32>,
+    /// Host values as logged, to the host met.
+    host_values: HashMap<Box<[u8]>, u32>,
+    hosts: Vec<HostSlot<'c>>,
+    host_ids: HashMap<Arc<str>, u32>,
+    /// Referer hosts to the referrer pattern they match.
+    referers: HashMap<Box<str>, Option<usize>>,
     /// The robots.txt lookups of the chunk.
     rules: disallow::Rules<'c>,
     /// Where the lookups go when the chunk is done, for the next chunk.
     lookups: Option<&'c disallow::Lookups<'c>>,
-    /// Identities by (crawler, impersonator?).
-    identities: HashMap<(usize, bool), (Arc<str>, Arc<Crawler>)>,
-    /// Per (host, identity), by the addresses of their `Arc`s (which
-    /// `kept` holds): the earliest time of a request with a client address
-    /// so far (see [`Kept::detail`]).
-    firsts: HashMap<(usize, usize), i64>,
-    /// Crawler requests by host, in file order.
-    pub(crate) kept: Vec<(Arc<str>, Kept)>,
+    /// (host, identity) to its entry of `charged`.
+    charged_ids: HashMap<(u32, u32), usize>,
+    /// Per (host, identity), its requests, in order of first request.
+    pub(crate) charged: Vec<Charged>,
     /// Disallow violations, in file order.
     pub(crate) violations: Vec<Violation>,
-    /// Engine crawlers' 2xx fetches by host, in file order.
+    /// Engine crawlers' 2xx fetches of the snapshot's pages (of any page
+    /// with `--state`: the next night may judge them), in file order.
     pub(crate) fetches: Vec<(Arc<str>, EngineFetch)>,
+    /// Referred human requests for the snapshot's pages, in file order.
     pub(crate) referrals: Vec<Referral>,
+    /// With `--state`, per host, the last referred request's time (the
+    /// state is pruned as of the host's last request).
+    pub(crate) referred_until: HashMap<Arc<str>, i64>,
     /// Requests (all classes) for hosts the snapshot does not describe,
     /// until the chunk is done.
     pub(crate) unknown_hosts: UnknownHosts,
@@ -470,16 +508,23 @@ impl<'c> Collector<'c> {
     pub fn new(ctx: &'c Context) -> Self {
         Collector {
             ctx,
-            local: HashMap::new(),
-            hosts: HashMap::new(),
+            agents: HashMap::new(),
+            met: Vec::new(),
+            met_by_address: HashMap::new(),
+            identities: Vec::new(),
+            identity_ids: HashMap::new(),
+            host_values: HashMap::new(),
+            hosts: Vec::new(),
+            host_ids: HashMap::new(),
+            referers: HashMap::new(),
             rules: disallow::Rules::new(ctx),
             lookups: None,
-            identities: HashMap::new(),
-            firsts: HashMap::new(),
-            kept: Vec::new(),
+            charged_ids: HashMap::new(),
+            charged: Vec::new(),
             violations: Vec::new(),
             fetches: Vec::new(),
             referrals: Vec::new(),
+            referred_until: HashMap::new(),
             unknown_hosts: UnknownHosts::default(),
             counts: Counts::default(),
         }
@@ -501,62 +546,138 @@ impl<'c> Collector<'c> {
         &self.counts
     }
 
-    fn identify(&mut self, ua: &[u8]) -> Option<Arc<Crawler>> {
-        if let Some(hit) = self.local.get(ua) {
-            return hit.clone();
+    /// The crawler a User-Agent names, as met by this chunk.
+    fn identify(&mut self, ua: &[u8]) -> Option<u32> {
+        if let Some(hit) = self.agents.get(ua) {
+            return *hit;
         }
-        let found = self.ctx.identify_shared(ua);
-        if self.local.len() >= CHUNK_CACHE {
-            self.local.clear();
+        let found = self.ctx.identify_shared(ua).map(|crawler| {
+            let address = Arc::as_ptr(&crawler) as usize;
+            match self.met_by_address.get(&address) {
+                Some(&m) => m,
+                None => {
+                    let m = self.met.len() as u32;
+                    self.met.push(Met {
+                        crawler,
+                        identity: [None; 2],
+                    });
+                    self.met_by_address.insert(address, m);
+                    m
+                }
+            }
+        });
+        if self.agents.len() >= CHUNK_CACHE {
+            self.agents.clear();
         }
-        self.local.insert(ua.into(), found.clone());
+        self.agents.insert(ua.into(), found);
         found
     }
 
-    /// The identity of `crawler` (an impersonator when `verified` is
-    /// `Some(false)`), named once per chunk.
-    fn identity(&mut self, crawler: &Arc<Crawler>, verified: Option<bool>) -> Arc<str> {
-        let key = (Arc::as_ptr(crawler) as usize, verified == Some(false));
-        if let Some((identity, _)) = self.identities.get(&key) {
-            return identity.clone();
+    /// The identity of crawler `m` (an impersonator when `verified` is
+    /// `Some(false)`), numbered by name.
+    fn identity(&mut self, m: u32, verified: Option<bool>) -> u32 {
+        let slot = usize::from(verified == Some(false));
+        if let Some(id) = self.met[m as usize].identity[slot] {
+            return id;
         }
-        if self.identities.len() >= CHUNK_CACHE {
-            self.identities.clear();
-        }
-        let identity: Arc<str> = identity_of(crawler, verified).into();
-        // The crawler is kept with it, so that its address is not reused
-        // while it is a key.
-        self.identities
-            .insert(key, (identity.clone(), crawler.clone()));
-        identity
+        let name = identity_of(&self.met[m as usize].crawler, verified);
+        let id = match self.identity_ids.get(name.as_str()) {
+            Some(&id) => id,
+            None => {
+                let id = self.identities.len() as u32;
+                let name: Arc<str> = name.into();
+                self.identities.push(name.clone());
+                self.identity_ids.insert(name, id);
+                id
+            }
+        };
+        self.met[m as usize].identity[slot] = Some(id);
+        id
     }
 
-    /// Keeps a crawler request: its Disallow judged here, the rest for the
-    /// ordered stage.
-    fn keep(
-        &mut self,
-        request: &Request<'_>,
-        host: Arc<str>,
-        rules: Option<&'c disallow::HostRules>,
-        crawler: Arc<Crawler>,
-        target: String,
-    ) {
+    /// The request's host, as met by this chunk; `None` when the line has
+    /// none and there is no default.
+    fn host(&mut self, request: &Request<'_>) -> Option<u32> {
+        // Lines without a host are cached under the empty value.
+        let (raw, default) = match request.host() {
+            Some(raw) => (raw, None),
+            None => (&b""[..], Some(self.ctx.default_host.as_deref()?)),
+        };
+        if let Some(&h) = self.host_values.get(raw) {
+            return Some(h);
+        }
+        let name = match default {
+            Some(d) => d.to_string(),
+            None => normalize_host(&String::from_utf8_lossy(raw)),
+        };
+        let h = match self.host_ids.get(name.as_str()) {
+            Some(&h) => h,
+            None => {
+                let h = self.hosts.len() as u32;
+                // Normalized once more, as the snapshot's own lookups do
+                // (a `shop.example.:443` is `shop.example.` once,
+                // `shop.example` twice).
+                let rules = self.ctx.host_rules(&normalize_host(&name));
+                let owned = self.ctx.settings.shard.is_none_or(|s| s.owns(Some(&name)));
+                let name: Arc<str> = name.into();
+                self.hosts.push(HostSlot {
+                    name: name.clone(),
+                    rules,
+                    owned,
+                });
+                self.host_ids.insert(name, h);
+                h
+            }
+        };
+        if self.host_values.len() >= CHUNK_CACHE {
+            self.host_values.clear();
+        }
+        self.host_values.insert(raw.into(), h);
+        Some(h)
+    }
+
+    /// Keeps a crawler request: its Disallow judged here, its activity
+    /// added up, and its steps kept where a Crawl-delay may apply.
+    fn keep(&mut self, request: &Request<'_>, h: u32, m: u32) {
         let t = request.time();
-        let verified = request
-            .client_ip()
-            .and_then(|ip| self.ctx.catalogue.verify(&crawler, &self.ctx.ranges, ip));
-        let identity = self.identity(&crawler, verified);
+        let ctx = self.ctx;
+        let verified = {
+            let crawler = &self.met[m as usize].crawler;
+            if crawler.ip_range_files().is_empty() {
+                None
+            } else {
+                request
+                    .client_ip()
+                    .and_then(|ip| ctx.catalogue.verify(crawler, &ctx.ranges, ip))
+            }
+        };
+        let id = self.identity(m, verified);
+        let Collector {
+            met,
+            hosts,
+            identities,
+            rules,
+            charged_ids,
+            charged,
+            violations,
+            fetches,
+            counts,
+            ..
+        } = self;
+        let crawler = &met[m as usize].crawler;
+        let slot = &hosts[h as usize];
+        let target = String::from_utf8_lossy(request.target());
         let path = judge::path_of(&target);
         let robots_txt = judge::is_robots_txt(&path);
         let client = String::from_utf8_lossy(request.client());
         let method = String::from_utf8_lossy(request.method());
         let status = request.status();
-        let judged = self.rules.judge(&disallow::Hit {
-            host: &host,
-            rules,
+        let judged = rules.judge(&disallow::Hit {
+            host: &slot.name,
+            rules: slot.rules,
             time: t,
-            crawler: &crawler,
-            identity: &identity,
+            crawler,
+            identity: &identities[id as usize],
             verified,
             path: &path,
             robots_txt,
@@ -566,37 +687,23 @@ impl<'c> Collector<'c> {
             status,
         });
         if !judged.judged {
-            self.counts.unjudged += 1;
+            counts.unjudged += 1;
         }
-        self.violations.extend(judged.violation);
-        let mut sample = false;
-        if !client.is_empty() {
-            if self.firsts.len() >= CHUNK_CACHE {
-                self.firsts.clear();
-            }
-            let first = self
-                .firsts
-                .entry((
-                    Arc::as_ptr(&host) as *const u8 as usize,
-                    Arc::as_ptr(&identity) as *const u8 as usize,
-                ))
-                .or_insert(i64::MAX);
-            if t < *first {
-                *first = t;
-                sample = true;
-            }
-        }
-        // Only an engine's crawler's fetches are evidence for a referral.
+        violations.extend(judged.violation);
+        // Only an engine's crawler's fetches are evidence for a referral,
+        // and only of a page the snapshot has rules for (the next night's
+        // snapshot may have others: with `--state`, all are kept).
         if verified != Some(false)
             && (200..300).contains(&status)
             && !robots_txt
             && crawler.engine().is_some()
+            && (ctx.state.is_some() || slot.rules.is_some_and(|r| r.has_page(&path)))
         {
-            self.fetches.push((
-                host.clone(),
+            fetches.push((
+                slot.name.clone(),
                 EngineFetch {
                     crawler: crawler.clone(),
-                    path,
+                    path: path.to_string(),
                     fetch: Fetch {
                         time: t,
                         verified,
@@ -607,63 +714,138 @@ impl<'c> Collector<'c> {
                 },
             ));
         }
-        let detail = (sample || judged.delay.is_some()).then(|| {
-            Box::new(Detail {
-                client: client.into(),
-                method: method.into(),
-                url: target.into(),
-                status,
-            })
+        let seen = activity::Seen {
+            crawler,
+            time: t,
+            resolution: request.resolution(),
+            verified,
+            robots_txt,
+            client: &client,
+        };
+        let i = match charged_ids.get(&(h, id)) {
+            Some(&i) => i,
+            None => {
+                let steps = slot
+                    .rules
+                    .is_some_and(|r| rules.may_delay(r, &slot.name, crawler.name()));
+                charged.push(Charged {
+                    host: slot.name.clone(),
+                    identity: identities[id as usize].clone(),
+                    activity: Activity::new(&seen, steps),
+                });
+                charged_ids.insert((h, id), charged.len() - 1);
+                charged.len() - 1
+            }
+        };
+        let activity = &mut charged[i].activity;
+        debug_assert!(
+            judged.delay.is_none() || activity.keeps_steps(),
+            "a crawl delay applies where none was foreseen"
+        );
+        activity.add(&seen, || {
+            Step::new(
+                t,
+                request.resolution(),
+                judged.delay.map(|seconds| {
+                    Box::new(Delayed {
+                        seconds,
+                        crawler: crawler.clone(),
+                        verified,
+                        client: client.as_ref().into(),
+                        method: method.as_ref().into(),
+                        url: target.as_ref().into(),
+                        status,
+                    })
+                }),
+            )
         });
-        self.kept.push((
-            host,
-            Kept {
-                identity,
-                crawler,
-                time: t,
-                resolution: request.resolution(),
-                delay: judged.delay,
-                verified,
-                robots_txt,
-                detail,
-            },
-        ));
     }
 
-    /// The request's host (normalized), and what the snapshot says of it
-    /// (`None`: it does not describe the host).
-    fn host(&mut self, request: &Request<'_>) -> Option<HostOf<'c>> {
-        // Lines without a host are cached under the empty value.
-        let (raw, default) = match request.host() {
-            Some(raw) => (raw, None),
-            None => (&b""[..], Some(self.ctx.default_host.as_deref()?)),
-        };
-        if let Some(h) = self.hosts.get(raw) {
-            return Some(h.clone());
+    /// The engine whose result page a Referer is, or whose landing marker
+    /// the target carries.
+    fn referred(&mut self, referer: &[u8], target: &[u8]) -> Option<(Referred, Option<String>)> {
+        if let Some(host) = referer_host(referer) {
+            let found = match self.referers.get(host.as_ref()) {
+                Some(found) => *found,
+                None => {
+                    let found = self
+                        .ctx
+                        .referrers
+                        .iter()
+                        .position(|(re, _)| re.is_match(&host));
+                    if self.referers.len() >= CHUNK_CACHE {
+                        self.referers.clear();
+                    }
+                    self.referers.insert(host.as_ref().into(), found);
+                    found
+                }
+            };
+            if let Some(i) = found {
+                return Some((Referred::Page(i), Some(host.into_owned())));
+            }
         }
-        let h: Arc<str> = match default {
-            Some(d) => d.into(),
-            None => normalize_host(&String::from_utf8_lossy(raw)).into(),
+        self.ctx
+            .landing_marker(target)
+            .map(|i| (Referred::Marker(i), None))
+    }
+
+    /// Counts a human request, and keeps it when a search engine or
+    /// assistant referred it to a page the snapshot has rules for.
+    fn human(&mut self, request: &Request<'_>, h: u32) {
+        let Some((referred, referer_host)) = self.referred(request.referer(), request.target())
+        else {
+            return;
         };
-        // Normalized once more, as the snapshot's own lookups do (a
-        // `shop.example.:443` is `shop.example.` once, `shop.example` twice).
-        let rules = self.ctx.host_rules(&normalize_host(&h));
-        if self.hosts.len() >= CHUNK_CACHE {
-            self.hosts.clear();
+        self.counts.referred += 1;
+        let t = request.time();
+        let slot = &self.hosts[h as usize];
+        if self.ctx.state.is_some() {
+            match self.referred_until.get_mut(&slot.name) {
+                Some(until) => *until = (*until).max(t),
+                None => {
+                    self.referred_until.insert(slot.name.clone(), t);
+                }
+            }
         }
-        self.hosts.insert(raw.into(), (h.clone(), rules));
-        Some((h, rules))
+        let Some(rules) = slot.rules else {
+            return;
+        };
+        let target = String::from_utf8_lossy(request.target());
+        let url = judge::path_of(&target);
+        let page = rules.has_page(&url)
+            || judge::without_tracking(&url).is_some_and(|u| rules.has_page(&u));
+        if !page {
+            return;
+        }
+        let (engine, via) = match referred {
+            Referred::Page(i) => (
+                self.ctx.referrers[i].1.clone(),
+                referer_host.unwrap_or_default(),
+            ),
+            Referred::Marker(i) => {
+                let (_, engine, marker) = &self.ctx.markers[i];
+                (engine.clone(), format!("landing marker {marker}"))
+            }
+        };
+        self.referrals.push(Referral {
+            host: slot.name.clone(),
+            time: t,
+            target: target.into(),
+            engine,
+            via,
+        });
     }
 }
 
 impl Sink for Collector<'_> {
     fn record(&mut self, request: &Request<'_>) {
         let host = self.host(request);
-        let rules = host.as_ref().and_then(|h| h.1);
-        let known = rules.is_some();
-        let host = host.map(|h| h.0);
         if let Some(shard) = self.ctx.settings.shard {
-            if !shard.owns(host.as_deref()) {
+            let owned = match host {
+                Some(h) => self.hosts[h as usize].owned,
+                None => shard.owns(None),
+            };
+            if !owned {
                 return;
             }
         }
@@ -678,34 +860,22 @@ impl Sink for Collector<'_> {
             self.counts.outside_window += 1;
             return;
         }
-        let Some(host) = host else {
+        let Some(h) = host else {
             self.counts.no_host += 1;
             return;
         };
-        if !known {
-            self.unknown_hosts.add(&host, 1);
+        let slot = &self.hosts[h as usize];
+        if slot.rules.is_none() {
+            self.unknown_hosts.add(&slot.name, 1);
         }
-        let target = String::from_utf8_lossy(request.target());
         match self.identify(request.user_agent()) {
-            Some(crawler) => {
+            Some(m) => {
                 self.counts.crawler += 1;
-                self.keep(request, host, rules, crawler, target.into_owned());
+                self.keep(request, h, m);
             }
             None => {
                 self.counts.human += 1;
-                if let Some((engine, via)) = self
-                    .ctx
-                    .referring_engine(request.referer(), request.target())
-                {
-                    self.counts.referred += 1;
-                    self.referrals.push(Referral {
-                        host,
-                        time: t,
-                        target: target.into(),
-                        engine,
-                        via,
-                    });
-                }
+                self.human(request, h);
             }
         }
     }
@@ -713,10 +883,16 @@ impl Sink for Collector<'_> {
     /// Frees the chunk's caches and hands its unknown hosts to the run, so
     /// that a collector kept until the replay holds only its evidence.
     fn finish(&mut self) {
-        self.local = HashMap::new();
-        self.hosts = HashMap::new();
-        self.identities = HashMap::new();
-        self.firsts = HashMap::new();
+        self.agents = HashMap::new();
+        self.met = Vec::new();
+        self.met_by_address = HashMap::new();
+        self.identities = Vec::new();
+        self.identity_ids = HashMap::new();
+        self.host_values = HashMap::new();
+        self.hosts = Vec::new();
+        self.host_ids = HashMap::new();
+        self.referers = HashMap::new();
+        self.charged_ids = HashMap::new();
         match self.lookups {
             Some(lookups) => {
                 let rules = std::mem::replace(&mut self.rules, disallow::Rules::new(self.ctx));

@@ -941,9 +941,9 @@ fn identification_caches_are_bounded_and_freed_when_a_chunk_is_done() {
     let l = line("192.0.2.1", 1, "10:00:00", "/x", 200, "-", AHREFS);
     collector.record(&parse_line(&format, l.as_bytes()).unwrap());
     assert_eq!(c.identified.read().unwrap().len(), MAX_CACHED_USER_AGENTS);
-    assert!(collector.local.len() <= CHUNK_CACHE);
+    assert!(collector.agents.len() <= CHUNK_CACHE);
     collector.finish();
-    assert!(collector.local.is_empty() && collector.hosts.is_empty());
+    assert!(collector.agents.is_empty() && collector.hosts.is_empty() && collector.met.is_empty());
     let o = replay(&c, vec![collector]);
     assert_eq!(o.counts.human, n as u64);
     // Past the cap, crawlers are still identified (and judged).
