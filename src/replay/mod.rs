@@ -922,13 +922,15 @@ pub const FINDING_KINDS: [&str; 5] = [
 ];
 
 /// Sorts violations by time, host, crawler, url, kind and findings by kind,
-/// host, crawler, url, as the report lists them. The sorts are stable.
+/// host, crawler, url, as the report lists them. The sorts are stable (and
+/// parallel).
 pub fn sort_rows(violations: &mut [Violation], findings: &mut [Finding]) {
-    violations.sort_by(|a, b| {
+    use rayon::slice::ParallelSliceMut;
+    violations.par_sort_by(|a, b| {
         (a.time, &a.host, &a.crawler, &a.url, a.kind)
             .cmp(&(b.time, &b.host, &b.crawler, &b.url, b.kind))
     });
-    findings.sort_by(|a, b| {
+    findings.par_sort_by(|a, b| {
         (a.kind, &a.host, &a.crawler, &a.url).cmp(&(b.kind, &b.host, &b.crawler, &b.url))
     });
 }

@@ -689,16 +689,28 @@ fn write_file(
 }
 
 /// A copy of `df` whose datetime columns are RFC 3339 strings
-/// (`2026-11-01T03:00:00Z`), as the CSV files show times.
+/// (`2026-11-01T03:00:00Z`), as the CSV files show times. Each run of equal
+/// times (the violations are sorted by time) is formatted once.
 fn rfc3339_times(df: &DataFrame) -> PolarsResult<DataFrame> {
     let mut out = df.clone();
     for name in df.get_column_names_owned() {
         let column = df.column(&name)?;
         if matches!(column.dtype(), DataType::Datetime(..)) {
             let nanos = column.cast(&DataType::Int64)?;
-            let text: Vec<Option<String>> =
-                nanos.i64()?.iter().map(|v| v.map(format_time)).collect();
-            out.with_column(Column::new(name.clone(), text))?;
+            let mut text = StringChunkedBuilder::new(name.clone(), nanos.len());
+            let mut last: Option<(i64, String)> = None;
+            for v in nanos.i64()?.iter() {
+                match v {
+                    Some(t) => {
+                        if last.as_ref().is_none_or(|(l, _)| *l != t) {
+                            last = Some((t, format_time(t)));
+                        }
+                        text.append_value(last.as_ref().map_or("", |(_, s)| s.as_str()));
+                    }
+                    None => text.append_null(),
+                }
+            }
+            out.with_column(text.finish().into_column())?;
         }
     }
     Ok(out)
@@ -742,42 +754,45 @@ fn csv_safe(df: &DataFrame) -> PolarsResult<DataFrame> {
     Ok(out)
 }
 
-/// One column's values, typed once for the NDJSON writer.
-enum Values {
-    Str(StringChunked),
-    Bool(BooleanChunked),
-    I32(Int32Chunked),
-    I64(Int64Chunked),
-    U64(UInt64Chunked),
-    F64(Float64Chunked),
+/// One column's values, in order, typed once for the NDJSON writer.
+enum Values<'a> {
+    Str(Box<dyn Iterator<Item = Option<&'a str>> + 'a>),
+    Bool(Box<dyn Iterator<Item = Option<bool>> + 'a>),
+    I32(Box<dyn Iterator<Item = Option<i32>> + 'a>),
+    I64(Box<dyn Iterator<Item = Option<i64>> + 'a>),
+    U64(Box<dyn Iterator<Item = Option<u64>> + 'a>),
+    F64(Box<dyn Iterator<Item = Option<f64>> + 'a>),
 }
 
 /// A boolean or integer as JSON (its `Display` form), or `null`.
-fn write_plain(w: &mut impl Write, value: Option<impl std::fmt::Display>) -> Result<(), String> {
+fn write_plain(w: &mut Vec<u8>, value: Option<impl std::fmt::Display>) {
+    use std::io::Write as _;
     match value {
-        Some(v) => write!(w, "{v}"),
-        None => w.write_all(b"null"),
+        // Writing to a vector cannot fail.
+        Some(v) => drop(write!(w, "{v}")),
+        None => w.extend_from_slice(b"null"),
     }
-    .map_err(|e| e.to_string())
 }
 
 /// One JSON object per row of `frame` (times already RFC 3339 strings,
-/// nulls as null), written column value by column value, without building
-/// a JSON value per row.
+/// nulls as null), written column by column in order, a row at a time
+/// into a buffer, without building a JSON value per row.
 fn write_ndjson(w: &mut impl Write, frame: &DataFrame) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
+    let series: Vec<Series> = frame
+        .columns()
+        .iter()
+        .map(|c| c.as_materialized_series().rechunk())
+        .collect();
     let mut columns = Vec::new();
-    for column in frame.columns() {
-        let c = column.as_materialized_series();
+    for c in &series {
         let values = match c.dtype() {
-            DataType::String => Values::Str(c.str().map_err(|e| err(&e))?.rechunk().into_owned()),
-            DataType::Boolean => {
-                Values::Bool(c.bool().map_err(|e| err(&e))?.rechunk().into_owned())
-            }
-            DataType::Int32 => Values::I32(c.i32().map_err(|e| err(&e))?.rechunk().into_owned()),
-            DataType::Int64 => Values::I64(c.i64().map_err(|e| err(&e))?.rechunk().into_owned()),
-            DataType::UInt64 => Values::U64(c.u64().map_err(|e| err(&e))?.rechunk().into_owned()),
-            DataType::Float64 => Values::F64(c.f64().map_err(|e| err(&e))?.rechunk().into_owned()),
+            DataType::String => Values::Str(Box::new(c.str().map_err(|e| err(&e))?.iter())),
+            DataType::Boolean => Values::Bool(Box::new(c.bool().map_err(|e| err(&e))?.iter())),
+            DataType::Int32 => Values::I32(Box::new(c.i32().map_err(|e| err(&e))?.iter())),
+            DataType::Int64 => Values::I64(Box::new(c.i64().map_err(|e| err(&e))?.iter())),
+            DataType::UInt64 => Values::U64(Box::new(c.u64().map_err(|e| err(&e))?.iter())),
+            DataType::Float64 => Values::F64(Box::new(c.f64().map_err(|e| err(&e))?.iter())),
             other => return Err(format!("column {} of type {other} in NDJSON", c.name())),
         };
         // `"name":` once per column.
@@ -785,29 +800,33 @@ fn write_ndjson(w: &mut impl Write, frame: &DataFrame) -> Result<(), String> {
         columns.push((key, values));
     }
     let io = |e: std::io::Error| e.to_string();
-    for i in 0..frame.height() {
-        w.write_all(b"{").map_err(io)?;
-        for (n, (key, values)) in columns.iter().enumerate() {
+    let mut row: Vec<u8> = Vec::with_capacity(512);
+    for _ in 0..frame.height() {
+        row.clear();
+        row.push(b'{');
+        for (n, (key, values)) in columns.iter_mut().enumerate() {
             if n > 0 {
-                w.write_all(b",").map_err(io)?;
+                row.push(b',');
             }
-            w.write_all(key.as_bytes()).map_err(io)?;
+            row.extend_from_slice(key.as_bytes());
+            let missing = || format!("column {key} is shorter than the frame");
             match values {
-                Values::Str(c) => match c.get(i) {
-                    Some(v) => serde_json::to_writer(&mut *w, v).map_err(|e| err(&e))?,
-                    None => w.write_all(b"null").map_err(io)?,
+                Values::Str(c) => match c.next().ok_or_else(missing)? {
+                    Some(v) => serde_json::to_writer(&mut row, v).map_err(|e| err(&e))?,
+                    None => row.extend_from_slice(b"null"),
                 },
-                Values::Bool(c) => write_plain(w, c.get(i))?,
-                Values::I32(c) => write_plain(w, c.get(i))?,
-                Values::I64(c) => write_plain(w, c.get(i))?,
-                Values::U64(c) => write_plain(w, c.get(i))?,
-                Values::F64(c) => match c.get(i) {
-                    Some(v) => serde_json::to_writer(&mut *w, &v).map_err(|e| err(&e))?,
-                    None => w.write_all(b"null").map_err(io)?,
+                Values::Bool(c) => write_plain(&mut row, c.next().ok_or_else(missing)?),
+                Values::I32(c) => write_plain(&mut row, c.next().ok_or_else(missing)?),
+                Values::I64(c) => write_plain(&mut row, c.next().ok_or_else(missing)?),
+                Values::U64(c) => write_plain(&mut row, c.next().ok_or_else(missing)?),
+                Values::F64(c) => match c.next().ok_or_else(missing)? {
+                    Some(v) => serde_json::to_writer(&mut row, &v).map_err(|e| err(&e))?,
+                    None => row.extend_from_slice(b"null"),
                 },
             }
         }
-        w.write_all(b"}\n").map_err(io)?;
+        row.extend_from_slice(b"}\n");
+        w.write_all(&row).map_err(io)?;
     }
     Ok(())
 }
