@@ -215,41 +215,58 @@ fn utc(nanos: Vec<i64>, name: &str) -> PolarsResult<Column> {
 }
 
 fn violations_frame(rows: &[Violation]) -> PolarsResult<DataFrame> {
-    let s = |f: fn(&Violation) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
-    DataFrame::new_infer_height(vec![
-        utc(rows.iter().map(|v| v.time).collect(), "time")?,
-        Column::new("host".into(), s(|v| &v.host)),
-        Column::new("crawler".into(), s(|v| &v.crawler)),
-        Column::new(
-            "verified".into(),
-            rows.iter().map(|v| v.verified).collect::<Vec<_>>(),
-        ),
-        Column::new("client_ip".into(), s(|v| &v.client_ip)),
-        Column::new(
-            "kind".into(),
-            rows.iter().map(|v| v.kind).collect::<Vec<_>>(),
-        ),
-        Column::new("method".into(), s(|v| &v.method)),
-        Column::new("url".into(), s(|v| &v.url)),
-        Column::new(
-            "status".into(),
-            rows.iter().map(|v| i32::from(v.status)).collect::<Vec<_>>(),
-        ),
-        Column::new("rule".into(), s(|v| &v.rule)),
-        Column::new(
-            "rule_line".into(),
-            rows.iter()
-                .map(|v| v.rule_line.map(i64::from))
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "robots_version".into(),
-            rows.iter()
-                .map(|v| v.robots_version.as_deref())
-                .collect::<Vec<_>>(),
-        ),
-        Column::new("detail".into(), s(|v| &v.detail)),
-    ])
+    let s = |name: &str, f: fn(&Violation) -> &str| {
+        Ok(Column::new(
+            name.into(),
+            rows.iter().map(f).collect::<Vec<&str>>(),
+        ))
+    };
+    type Build<'a> = Box<dyn Fn() -> PolarsResult<Column> + Send + Sync + 'a>;
+    // The table can hold millions of rows: its columns are built at once.
+    let columns: Vec<Build<'_>> = vec![
+        Box::new(|| utc(rows.iter().map(|v| v.time).collect(), "time")),
+        Box::new(|| s("host", |v| &v.host)),
+        Box::new(|| s("crawler", |v| &v.crawler)),
+        Box::new(|| {
+            Ok(Column::new(
+                "verified".into(),
+                rows.iter().map(|v| v.verified).collect::<Vec<_>>(),
+            ))
+        }),
+        Box::new(|| s("client_ip", |v| &v.client_ip)),
+        Box::new(|| s("kind", |v| v.kind)),
+        Box::new(|| s("method", |v| &v.method)),
+        Box::new(|| s("url", |v| &v.url)),
+        Box::new(|| {
+            Ok(Column::new(
+                "status".into(),
+                rows.iter().map(|v| i32::from(v.status)).collect::<Vec<_>>(),
+            ))
+        }),
+        Box::new(|| s("rule", |v| &v.rule)),
+        Box::new(|| {
+            Ok(Column::new(
+                "rule_line".into(),
+                rows.iter()
+                    .map(|v| v.rule_line.map(i64::from))
+                    .collect::<Vec<_>>(),
+            ))
+        }),
+        Box::new(|| {
+            Ok(Column::new(
+                "robots_version".into(),
+                rows.iter()
+                    .map(|v| v.robots_version.as_deref())
+                    .collect::<Vec<_>>(),
+            ))
+        }),
+        Box::new(|| s("detail", |v| &v.detail)),
+    ];
+    let columns = columns
+        .par_iter()
+        .map(|build| build())
+        .collect::<PolarsResult<Vec<Column>>>()?;
+    DataFrame::new_infer_height(columns)
 }
 
 fn findings_frame(rows: &[Finding]) -> PolarsResult<DataFrame> {
@@ -616,12 +633,7 @@ impl Report {
                 let mut frame = csv_safe(&texts[i])?;
                 jobs.push((
                     format!("{name}.csv"),
-                    Box::new(move |w| {
-                        CsvWriter::new(w)
-                            .include_header(true)
-                            .finish(&mut frame)
-                            .map_err(|e| e.to_string())
-                    }),
+                    Box::new(move |w| write_csv(w, &mut frame)),
                 ));
             }
             if formats.parquet {
@@ -754,6 +766,107 @@ fn csv_safe(df: &DataFrame) -> PolarsResult<DataFrame> {
     Ok(out)
 }
 
+/// A CSV cell as polars writes it: an empty string as `""` (an empty
+/// cell is a null), and a cell with a comma, quote, line feed or carriage
+/// return quoted, its quotes doubled.
+fn csv_cell(row: &mut Vec<u8>, cell: &str) {
+    let bytes = cell.as_bytes();
+    if bytes.is_empty() {
+        row.extend_from_slice(b"\"\"");
+        return;
+    }
+    let special = |b: &u8| matches!(b, b',' | b'"' | b'\n' | b'\r');
+    if !bytes.iter().any(special) {
+        row.extend_from_slice(bytes);
+        return;
+    }
+    row.push(b'"');
+    for part in bytes.split_inclusive(|&b| b == b'"') {
+        row.extend_from_slice(part);
+        if part.last() == Some(&b'"') {
+            row.push(b'"');
+        }
+    }
+    row.push(b'"');
+}
+
+/// `frame` as CSV with a header row, as polars' CSV writer writes it
+/// (nulls empty, [`csv_cell`]'s quoting, `\n` line ends), written here
+/// for text, boolean and integer columns: the violations table can hold
+/// millions of rows, and polars is built for small frames. A frame with
+/// other columns (floats) goes to polars' writer.
+fn write_csv(w: &mut impl Write, frame: &mut DataFrame) -> Result<(), String> {
+    let ours = frame.columns().iter().all(|c| {
+        matches!(
+            c.dtype(),
+            DataType::String
+                | DataType::Boolean
+                | DataType::Int32
+                | DataType::Int64
+                | DataType::UInt64
+        )
+    });
+    if !ours {
+        return CsvWriter::new(w)
+            .include_header(true)
+            .finish(frame)
+            .map_err(|e| e.to_string());
+    }
+    let io = |e: std::io::Error| e.to_string();
+    let mut row: Vec<u8> = Vec::with_capacity(512);
+    for (n, c) in frame.columns().iter().enumerate() {
+        if n > 0 {
+            row.push(b',');
+        }
+        csv_cell(&mut row, c.name().as_str());
+    }
+    row.push(b'\n');
+    w.write_all(&row).map_err(io)?;
+    let series: Vec<Series> = frame
+        .columns()
+        .iter()
+        .map(|c| c.as_materialized_series().rechunk())
+        .collect();
+    let columns = series
+        .iter()
+        .map(|c| column_values(c, "CSV"))
+        .collect::<Result<Vec<_>, String>>()?;
+    let mut columns = columns;
+    for _ in 0..frame.height() {
+        row.clear();
+        for (n, values) in columns.iter_mut().enumerate() {
+            if n > 0 {
+                row.push(b',');
+            }
+            let missing = || "a column is shorter than the frame".to_string();
+            match values {
+                Values::Str(c) => {
+                    if let Some(v) = c.next().ok_or_else(missing)? {
+                        csv_cell(&mut row, v);
+                    }
+                }
+                Values::Bool(c) => write_cell(&mut row, c.next().ok_or_else(missing)?),
+                Values::I32(c) => write_cell(&mut row, c.next().ok_or_else(missing)?),
+                Values::I64(c) => write_cell(&mut row, c.next().ok_or_else(missing)?),
+                Values::U64(c) => write_cell(&mut row, c.next().ok_or_else(missing)?),
+                Values::F64(_) => unreachable!("floats go to polars' writer"),
+            }
+        }
+        row.push(b'\n');
+        w.write_all(&row).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// A boolean or integer CSV cell (its `Display` form); a null is empty.
+fn write_cell(w: &mut Vec<u8>, value: Option<impl std::fmt::Display>) {
+    use std::io::Write as _;
+    if let Some(v) = value {
+        // Writing to a vector cannot fail.
+        drop(write!(w, "{v}"));
+    }
+}
+
 /// One column's values, in order, typed once for the NDJSON writer.
 enum Values<'a> {
     Str(Box<dyn Iterator<Item = Option<&'a str>> + 'a>),
@@ -762,6 +875,21 @@ enum Values<'a> {
     I64(Box<dyn Iterator<Item = Option<i64>> + 'a>),
     U64(Box<dyn Iterator<Item = Option<u64>> + 'a>),
     F64(Box<dyn Iterator<Item = Option<f64>> + 'a>),
+}
+
+/// A column's values in order, typed once; `what` names the file kind in
+/// an error.
+fn column_values<'a>(c: &'a Series, what: &str) -> Result<Values<'a>, String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    Ok(match c.dtype() {
+        DataType::String => Values::Str(Box::new(c.str().map_err(|e| err(&e))?.iter())),
+        DataType::Boolean => Values::Bool(Box::new(c.bool().map_err(|e| err(&e))?.iter())),
+        DataType::Int32 => Values::I32(Box::new(c.i32().map_err(|e| err(&e))?.iter())),
+        DataType::Int64 => Values::I64(Box::new(c.i64().map_err(|e| err(&e))?.iter())),
+        DataType::UInt64 => Values::U64(Box::new(c.u64().map_err(|e| err(&e))?.iter())),
+        DataType::Float64 => Values::F64(Box::new(c.f64().map_err(|e| err(&e))?.iter())),
+        other => return Err(format!("column {} of type {other} in {what}", c.name())),
+    })
 }
 
 /// A boolean or integer as JSON (its `Display` form), or `null`.
@@ -786,15 +914,7 @@ fn write_ndjson(w: &mut impl Write, frame: &DataFrame) -> Result<(), String> {
         .collect();
     let mut columns = Vec::new();
     for c in &series {
-        let values = match c.dtype() {
-            DataType::String => Values::Str(Box::new(c.str().map_err(|e| err(&e))?.iter())),
-            DataType::Boolean => Values::Bool(Box::new(c.bool().map_err(|e| err(&e))?.iter())),
-            DataType::Int32 => Values::I32(Box::new(c.i32().map_err(|e| err(&e))?.iter())),
-            DataType::Int64 => Values::I64(Box::new(c.i64().map_err(|e| err(&e))?.iter())),
-            DataType::UInt64 => Values::U64(Box::new(c.u64().map_err(|e| err(&e))?.iter())),
-            DataType::Float64 => Values::F64(Box::new(c.f64().map_err(|e| err(&e))?.iter())),
-            other => return Err(format!("column {} of type {other} in NDJSON", c.name())),
-        };
+        let values = column_values(c, "NDJSON")?;
         // `"name":` once per column.
         let key = serde_json::to_string(c.name().as_str()).map_err(|e| err(&e))? + ":";
         columns.push((key, values));

@@ -556,3 +556,63 @@ fn html_is_self_contained_and_complete() {
     assert!(html.contains("<code>Disallow: /private/</code></td><td class=n>2</td>"));
     assert!(html.contains("spoofed-agent"));
 }
+
+/// Our CSV writer (the violations table can be millions of rows) writes
+/// what polars' writer writes: quoting, doubled quotes, empty strings and
+/// nulls, booleans and integers, and hostile cells.
+#[test]
+fn our_csv_is_polars_csv() {
+    let texts = [
+        Some("plain"),
+        Some(""),
+        None,
+        Some("a,b"),
+        Some("say \"hi\""),
+        Some("\"quoted\""),
+        Some("line\nbreak"),
+        Some("carriage\rreturn"),
+        Some("tab\there"),
+        Some("ünïcödé, \"both\"\r\n"),
+        Some("'=HYPERLINK(\"x\")"),
+        Some("\""),
+        Some(" spaced "),
+    ];
+    let n = texts.len();
+    let mut frame = DataFrame::new_infer_height(vec![
+        Column::new("text, \"named\"".into(), texts.to_vec()),
+        Column::new(
+            "flag".into(),
+            (0..n)
+                .map(|i| (i % 3 != 2).then_some(i % 2 == 0))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "small".into(),
+            (0..n)
+                .map(|i| (i % 4 != 3).then_some(i as i32 - 5))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "big".into(),
+            (0..n)
+                .map(|i| (i % 5 != 4).then_some(i64::MIN + i as i64))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "count".into(),
+            (0..n).map(|i| u64::MAX - i as u64).collect::<Vec<_>>(),
+        ),
+    ])
+    .unwrap();
+    let mut ours = Vec::new();
+    write_csv(&mut ours, &mut frame).unwrap();
+    let mut theirs = Vec::new();
+    CsvWriter::new(&mut theirs)
+        .include_header(true)
+        .finish(&mut frame)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(ours).unwrap(),
+        String::from_utf8(theirs).unwrap()
+    );
+}
