@@ -19,6 +19,7 @@
 //! assert_eq!(request.status(), 200);
 //! ```
 
+mod haproxy;
 mod inputs;
 mod json;
 mod reader;
@@ -36,6 +37,7 @@ pub use reader::{BadSample, FileReport, MAX_LINE, ReadOptions, Sink, read_input}
 pub use record::Request;
 pub use template::FormatError;
 
+use haproxy::HaproxyFields;
 use template::Template;
 use w3c::W3cFields;
 
@@ -115,13 +117,18 @@ pub enum Format {
     Elb,
     /// AWS S3 server access logs.
     S3,
+    /// HAProxy's HTTP log (`option httplog`), and the request headers its
+    /// frontend captures, in the order of its `capture request header`
+    /// lines (empty: the captured headers are not read).
+    Haproxy(Vec<String>),
 }
 
 impl FromStr for Format {
     type Err = String;
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
-    /// `json:cloudflare`, `w3c`, `alb`, `elb`, `s3`, `nginx:<log_format>`.
+    /// `json:cloudflare`, `w3c`, `alb`, `elb`, `s3`, `haproxy`,
+    /// `haproxy:Host,User-Agent,...`, `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
             "auto" => Format::Auto,
@@ -134,17 +141,22 @@ impl FromStr for Format {
             "alb" => Format::Alb,
             "elb" => Format::Elb,
             "s3" => Format::S3,
-            other => match other.strip_prefix("nginx:") {
-                Some(fmt) => {
+            "haproxy" => Format::Haproxy(Vec::new()),
+            other => {
+                if let Some(fmt) = other.strip_prefix("nginx:") {
                     Template::compile(fmt).map_err(|e| e.to_string())?;
                     Format::Nginx(fmt.to_string())
-                }
-                None => {
+                } else if let Some(names) = other.strip_prefix("haproxy:") {
+                    let names: Vec<String> =
+                        names.split(',').map(|n| n.trim().to_string()).collect();
+                    haproxy::check_capture_names(&names)?;
+                    Format::Haproxy(names)
+                } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:cloudflare, w3c, alb, elb, s3, nginx:'<log_format>')"
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:cloudflare, w3c, alb, elb, s3, haproxy, nginx:'<log_format>')"
                     ));
                 }
-            },
+            }
         })
     }
 }
@@ -165,6 +177,8 @@ impl fmt::Display for Format {
             Format::Alb => f.write_str("alb"),
             Format::Elb => f.write_str("elb"),
             Format::S3 => f.write_str("s3"),
+            Format::Haproxy(names) if names.is_empty() => f.write_str("haproxy"),
+            Format::Haproxy(names) => write!(f, "haproxy:{}", names.join(",")),
         }
     }
 }
@@ -182,6 +196,7 @@ enum Kind {
     Template(Template),
     Json(JsonFields),
     W3c(Option<W3cFields>),
+    Haproxy(HaproxyFields),
 }
 
 impl Format {
@@ -220,6 +235,7 @@ impl Format {
             Format::Alb => Kind::Template(Template::compile_aws(template::ALB)?),
             Format::Elb => Kind::Template(Template::compile_aws(template::ELB)?),
             Format::S3 => Kind::Template(Template::compile_aws(template::S3)?),
+            Format::Haproxy(names) => Kind::Haproxy(HaproxyFields::new(names)),
         };
         Ok(Compiled { kind })
     }
@@ -256,6 +272,7 @@ impl Compiled {
             Kind::Json(j) => j.parse_line(line),
             Kind::W3c(Some(f)) => f.parse_line(line),
             Kind::W3c(None) => Err(BadReason::NoFields),
+            Kind::Haproxy(h) => h.parse_line(line),
         }
     }
 }
@@ -271,8 +288,8 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 /// Detects the format of a log from its first lines (up to 50 non-empty
 /// lines of `sample`): W3C when it has W3C directives; JSON when its lines
 /// are JSON objects; else the line format that reads the most lines, the
-/// more specific one on a tie (alb, elb, s3, vhost_combined, combined,
-/// common). `None` when no format reads any line.
+/// more specific one on a tie (alb, elb, s3, haproxy, vhost_combined,
+/// combined, common). `None` when no format reads any line.
 pub fn detect(sample: &[u8]) -> Option<Format> {
     let lines: Vec<&[u8]> = sample
         .split(|&b| b == b'\n')
@@ -297,11 +314,13 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
     // common count is no evidence against combined: the most specific
     // candidate that reads at least half as many lines as the best wins
     // (combined then also keeps the odd common-format line, leniently).
-    // No AWS line reads in another format, nor another format's line as AWS.
+    // No AWS or HAProxy line reads in another format, nor another format's
+    // line as AWS or HAProxy.
     let candidates = [
         Format::Alb,
         Format::Elb,
         Format::S3,
+        Format::Haproxy(Vec::new()),
         Format::VhostCombined,
         Format::Combined,
         Format::Common,
@@ -361,9 +380,21 @@ mod tests {
             "alb",
             "elb",
             "s3",
+            "haproxy",
+            "haproxy:Host,User-Agent",
         ] {
             assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
         }
+        assert_eq!(
+            "haproxy: host , user-agent ".parse::<Format>().unwrap(),
+            Format::Haproxy(vec!["host".into(), "user-agent".into()])
+        );
+        assert!(
+            "haproxy:Host,"
+                .parse::<Format>()
+                .unwrap_err()
+                .contains("is not a header name")
+        );
         let f: Format = "nginx:$remote_addr [$time_local] \"$request\" $status"
             .parse()
             .unwrap();
@@ -410,6 +441,8 @@ mod tests {
         // S3's older lines end after the user agent.
         let old_s3 = br#"0123abcd bucket [06/Feb/2019:00:00:38 +0000] 192.0.2.3 - 3E57427F3EXAMPLE REST.GET.OBJECT key "GET /bucket/key HTTP/1.1" 200 - 113 113 7 6 "-" "S3Console/0.4""#;
         assert_eq!(detect(old_s3), Some(Format::S3));
+        let haproxy = br#"Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 {1wt.eu} {} "GET /index.html HTTP/1.1""#;
+        assert_eq!(detect(haproxy), Some(Format::Haproxy(Vec::new())));
         // A combined log with a few common-format lines is still combined.
         let mixed = [&combined[..], common, combined, combined].concat();
         assert_eq!(detect(&mixed), Some(Format::Combined));

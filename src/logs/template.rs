@@ -480,8 +480,8 @@ impl Template {
 /// An address without its port: `192.0.2.1:2817`, `[2001:db8::1]:2817`
 /// and `2001:db8::1:2817` (an IPv6 address without brackets: AWS load
 /// balancers always log a port, so the last group is taken for it) give
-/// the address; `-` stays.
-fn without_port(v: &[u8]) -> &[u8] {
+/// the address; `-` stays. HAProxy logs its clients the same way.
+pub(crate) fn without_port(v: &[u8]) -> &[u8] {
     if let Some(rest) = v.strip_prefix(b"[") {
         return rest
             .iter()
