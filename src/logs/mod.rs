@@ -105,6 +105,9 @@ pub enum Format {
     Common,
     /// Apache's vhost_combined (`%v:%p` first).
     VhostCombined,
+    /// Gandi's web hosting log: the host, then combined with the time
+    /// taken after the date (`(0 s)`).
+    Gandi,
     /// An nginx `log_format` string, as written in nginx.conf.
     Nginx(String),
     /// JSON lines with a field mapping.
@@ -126,7 +129,7 @@ pub enum Format {
 impl FromStr for Format {
     type Err = String;
 
-    /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
+    /// `auto`, `combined`, `common`, `vhost_combined`, `gandi`, `json`,
     /// `json:cloudflare`, `w3c`, `alb`, `elb`, `s3`, `haproxy`,
     /// `haproxy:Host,User-Agent,...`, `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
@@ -135,6 +138,7 @@ impl FromStr for Format {
             "combined" => Format::Combined,
             "common" | "clf" => Format::Common,
             "vhost_combined" => Format::VhostCombined,
+            "gandi" => Format::Gandi,
             "json" => Format::Json(Box::new(JsonFields::auto())),
             "json:cloudflare" | "cloudflare" => Format::Json(Box::new(JsonFields::cloudflare())),
             "w3c" | "iis" | "cloudfront" => Format::W3c,
@@ -153,7 +157,7 @@ impl FromStr for Format {
                     Format::Haproxy(names)
                 } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:cloudflare, w3c, alb, elb, s3, haproxy, nginx:'<log_format>')"
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, nginx:'<log_format>')"
                     ));
                 }
             }
@@ -168,6 +172,7 @@ impl fmt::Display for Format {
             Format::Combined => f.write_str("combined"),
             Format::Common => f.write_str("common"),
             Format::VhostCombined => f.write_str("vhost_combined"),
+            Format::Gandi => f.write_str("gandi"),
             Format::Nginx(s) => write!(f, "nginx:{s}"),
             Format::Json(fields) if **fields == JsonFields::cloudflare() => {
                 f.write_str("json:cloudflare")
@@ -229,6 +234,7 @@ impl Format {
             Format::Combined => Kind::Template(Template::compile(template::COMBINED)?),
             Format::Common => Kind::Template(Template::compile(template::COMMON)?),
             Format::VhostCombined => Kind::Template(Template::compile(template::VHOST_COMBINED)?),
+            Format::Gandi => Kind::Template(Template::compile(template::GANDI)?),
             Format::Nginx(s) => Kind::Template(Template::compile(s)?),
             Format::Json(fields) => Kind::Json((**fields).clone()),
             Format::W3c => Kind::W3c(None),
@@ -288,8 +294,8 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 /// Detects the format of a log from its first lines (up to 50 non-empty
 /// lines of `sample`): W3C when it has W3C directives; JSON when its lines
 /// are JSON objects; else the line format that reads the most lines, the
-/// more specific one on a tie (alb, elb, s3, haproxy, vhost_combined,
-/// combined, common). `None` when no format reads any line.
+/// more specific one on a tie (alb, elb, s3, haproxy, gandi,
+/// vhost_combined, combined, common). `None` when no format reads any line.
 pub fn detect(sample: &[u8]) -> Option<Format> {
     let lines: Vec<&[u8]> = sample
         .split(|&b| b == b'\n')
@@ -321,6 +327,7 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
         Format::Elb,
         Format::S3,
         Format::Haproxy(Vec::new()),
+        Format::Gandi,
         Format::VhostCombined,
         Format::Combined,
         Format::Common,
@@ -374,6 +381,7 @@ mod tests {
             "combined",
             "common",
             "vhost_combined",
+            "gandi",
             "json",
             "json:cloudflare",
             "w3c",
@@ -422,6 +430,8 @@ mod tests {
         assert_eq!(detect(common), Some(Format::Common));
         let vhost = b"example.com:80 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"UA\"\n";
         assert_eq!(detect(vhost), Some(Format::VhostCombined));
+        let gandi = b"www.example.com 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] (0 s) \"GET / HTTP/1.1\" 200 1 \"-\" \"UA\"\n";
+        assert_eq!(detect(gandi), Some(Format::Gandi));
         assert_eq!(
             detect(b"#Software: Microsoft IIS\n#Fields: date time cs-uri-stem\n"),
             Some(Format::W3c)

@@ -688,7 +688,7 @@ where
 
 fn undetected(name: &str) -> String {
     format!(
-        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, json, w3c, alb, elb, s3, haproxy): \
+        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, gandi, json, w3c, alb, elb, s3, haproxy): \
          give --format, e.g. --format nginx:'<log_format from nginx.conf>'"
     )
 }

@@ -1,7 +1,8 @@
 //! Line formats made of literal text and fields: Apache/nginx `combined`,
-//! `common`, Apache `vhost_combined`, any nginx `log_format` string, and
-//! the access logs of AWS Application Load Balancers, classic Elastic Load
-//! Balancers and S3 (built-in templates with a few AWS-only fields).
+//! `common`, Apache `vhost_combined`, any nginx `log_format` string, Gandi's
+//! hosting log, and the access logs of AWS Application Load Balancers,
+//! classic Elastic Load Balancers and S3 (built-in templates with a few
+//! AWS-only fields).
 //!
 //! A format compiles to a list of literals and fields. A line is read left
 //! to right: a literal must be there; a field runs to the next literal (a
@@ -124,6 +125,13 @@ pub(crate) const COMMON: &str =
     r#"$remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent"#;
 /// Apache's `vhost_combined`: `%v:%p %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i"`.
 pub(crate) const VHOST_COMBINED: &str = r#"$vhost $remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+
+/// Gandi's web hosting access log: `vhost_combined`'s fields with the host
+/// name alone first (Apache's `%{Host}i`, a port only when the client sent
+/// one) and the time taken in parentheses after the date (`(0 s)`).
+/// Gandi publishes no reference for it: this is the layout as its logs
+/// show it.
+pub(crate) const GANDI: &str = r#"$host $remote_addr $ignore $remote_user [$time_local] ($request_time) "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
 
 /// AWS Application Load Balancer, as documented in
 /// <https://docs.aws.amazon.com/elasticloadbalancing/latest/application/load-balancer-access-logs.html>:
@@ -705,6 +713,46 @@ mod tests {
         assert_eq!(r.host(), Some(&b"www.example.com"[..]));
         let r = t.parse(br#"www.example.com:8080 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#).unwrap();
         assert_eq!(r.host(), Some(&b"www.example.com:8080"[..]));
+    }
+
+    #[test]
+    fn gandi_lines() {
+        let t = Template::compile(GANDI).unwrap();
+        let r = t.parse(br#"www.example.com 66.249.66.1 - alice [10/Feb/2024:16:42:07 -0500] (0 s) "GET /a?b=1 HTTP/1.1" 301 368 "-" "Mozilla/5.0 (compatible; Googlebot/2.1)""#).unwrap();
+        assert_eq!(r.host(), Some(&b"www.example.com"[..]));
+        assert_eq!(
+            (r.client(), r.method(), r.target(), r.status(), r.bytes()),
+            (
+                &b"66.249.66.1"[..],
+                &b"GET"[..],
+                &b"/a?b=1"[..],
+                301,
+                Some(368)
+            )
+        );
+        assert_eq!(r.user_agent(), b"Mozilla/5.0 (compatible; Googlebot/2.1)");
+        assert_eq!(
+            jiff::Timestamp::from_nanosecond(r.time().into())
+                .unwrap()
+                .to_string(),
+            "2024-02-10T21:42:07Z"
+        );
+        // A slow request; a port the client sent; no referer and user agent.
+        let r = t.parse(br#"shop.example:443 2001:db8::1 - - [10/Feb/2024:16:42:07 -0500] (12 s) "POST /cart HTTP/1.1" 302 -"#).unwrap();
+        assert_eq!(
+            (r.host(), r.bytes(), r.user_agent()),
+            (Some(&b"shop.example"[..]), None, &b""[..])
+        );
+        // vhost_combined and combined lines are not Gandi lines, nor the reverse.
+        let vhost = br#"www.example.com:80 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        assert_eq!(t.parse(vhost), Err(BadReason::Layout));
+        let gandi = br#"www.example.com 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] (0 s) "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        for other in [VHOST_COMBINED, COMBINED, COMMON] {
+            assert_eq!(
+                Template::compile(other).unwrap().parse(gandi),
+                Err(BadReason::Layout)
+            );
+        }
     }
 
     #[test]
