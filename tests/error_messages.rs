@@ -219,13 +219,37 @@ const CASES: &[Case] = &[
         name: "unknown --format",
         files: &[],
         args: "audit --format apache",
-        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, nginx:'<log_format>')",
+        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, nginx:'<log_format>', regex:'<pattern>')",
     },
     Case {
         name: "nginx format without a time",
         files: &[],
         args: "audit --format nginx:$remote_addr",
         message: "error: invalid value 'nginx:$remote_addr' for '--format <FORMAT>': invalid log format \"$remote_addr\": it has no time ($time_local, $time_iso8601 or $msec)",
+    },
+    Case {
+        name: "regex format that is no regex",
+        files: &[],
+        args: r"audit --format regex:(?P<time>\S+)\s(?P<uri>[^\s+)",
+        message: r"error: invalid value 'regex:(?P<time>\S+)\s(?P<uri>[^\s+)' for '--format <FORMAT>': regex: invalid pattern: unclosed character class at character 24",
+    },
+    Case {
+        name: "regex format with an unknown group name",
+        files: &[],
+        args: r"audit --format regex:(?P<time>\S+)\s(?P<url>\S+)",
+        message: r#"error: invalid value 'regex:(?P<time>\S+)\s(?P<url>\S+)' for '--format <FORMAT>': regex: unknown group name "url" (fields: time, ip, method, uri, request, protocol, status, bytes, referer, user_agent, host; a time in parts: year, month, day, hour, minute, second, zone; write other groups as (?:...))"#,
+    },
+    Case {
+        name: "regex format without a time",
+        files: &[],
+        args: r"audit --format regex:(?P<ip>\S+)\s(?P<uri>\S+)",
+        message: r"error: invalid value 'regex:(?P<ip>\S+)\s(?P<uri>\S+)' for '--format <FORMAT>': regex: no time: name a (?P<time>...) group, or year, month, day, hour and minute groups",
+    },
+    Case {
+        name: "regex format without a request",
+        files: &[],
+        args: r"audit --format regex:(?P<time>\S+)\s(?P<status>\d+)",
+        message: r"error: invalid value 'regex:(?P<time>\S+)\s(?P<status>\d+)' for '--format <FORMAT>': regex: no request: name a (?P<request>...) group (`GET /path HTTP/1.1`) or a (?P<uri>...) group",
     },
     Case {
         name: "report directory that cannot be made",

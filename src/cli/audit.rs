@@ -43,7 +43,7 @@ pub struct Args {
     /// snapshot's host, when it describes exactly one).
     #[arg(long, value_name = "HOST")]
     site: Option<String>,
-    /// auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy[:Host,User-Agent,...], or nginx:'<log_format>'.
+    /// auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy[:Host,User-Agent,...], nginx:'<log_format>', or regex:'<pattern>'.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// JSON field mapping overrides: `time=ts,ip=client,...`.

@@ -19,7 +19,7 @@ pub struct Args {
     /// Log files, directories (recursively), glob patterns, or `-` for stdin.
     #[arg(required = true, value_name = "LOG")]
     logs: Vec<String>,
-    /// auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy[:Host,User-Agent,...], or nginx:'<log_format>'.
+    /// auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy[:Host,User-Agent,...], nginx:'<log_format>', or regex:'<pattern>'.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// JSON field mapping overrides: `time=ts,ip=client,...`.

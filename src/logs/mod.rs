@@ -24,6 +24,7 @@ mod inputs;
 mod json;
 mod reader;
 mod record;
+mod regex_format;
 mod template;
 pub mod time;
 mod w3c;
@@ -38,6 +39,7 @@ pub use record::Request;
 pub use template::FormatError;
 
 use haproxy::HaproxyFields;
+use regex_format::RegexFields;
 use template::Template;
 use w3c::W3cFields;
 
@@ -124,6 +126,9 @@ pub enum Format {
     /// frontend captures, in the order of its `capture request header`
     /// lines (empty: the captured headers are not read).
     Haproxy(Vec<String>),
+    /// A regular expression whose named groups are the fields
+    /// (`--format regex:PATTERN`).
+    Regex(String),
 }
 
 impl FromStr for Format {
@@ -131,7 +136,8 @@ impl FromStr for Format {
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `gandi`, `json`,
     /// `json:cloudflare`, `w3c`, `alb`, `elb`, `s3`, `haproxy`,
-    /// `haproxy:Host,User-Agent,...`, `nginx:<log_format>`.
+    /// `haproxy:Host,User-Agent,...`, `nginx:<log_format>`,
+    /// `regex:<pattern>`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
             "auto" => Format::Auto,
@@ -150,6 +156,9 @@ impl FromStr for Format {
                 if let Some(fmt) = other.strip_prefix("nginx:") {
                     Template::compile(fmt).map_err(|e| e.to_string())?;
                     Format::Nginx(fmt.to_string())
+                } else if let Some(pattern) = other.strip_prefix("regex:") {
+                    RegexFields::compile(pattern)?;
+                    Format::Regex(pattern.to_string())
                 } else if let Some(names) = other.strip_prefix("haproxy:") {
                     let names: Vec<String> =
                         names.split(',').map(|n| n.trim().to_string()).collect();
@@ -157,7 +166,7 @@ impl FromStr for Format {
                     Format::Haproxy(names)
                 } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, nginx:'<log_format>')"
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, nginx:'<log_format>', regex:'<pattern>')"
                     ));
                 }
             }
@@ -184,6 +193,7 @@ impl fmt::Display for Format {
             Format::S3 => f.write_str("s3"),
             Format::Haproxy(names) if names.is_empty() => f.write_str("haproxy"),
             Format::Haproxy(names) => write!(f, "haproxy:{}", names.join(",")),
+            Format::Regex(pattern) => write!(f, "regex:{pattern}"),
         }
     }
 }
@@ -202,6 +212,7 @@ enum Kind {
     Json(JsonFields),
     W3c(Option<W3cFields>),
     Haproxy(HaproxyFields),
+    Regex(RegexFields),
 }
 
 impl Format {
@@ -222,7 +233,7 @@ impl Format {
     /// Compiles the format. [`Format::Auto`] cannot be compiled: detect first.
     ///
     /// # Errors
-    /// An invalid nginx format string, or `Auto`.
+    /// An invalid nginx format string or regex pattern, or `Auto`.
     pub fn compile(&self) -> Result<Compiled, FormatError> {
         let kind = match self {
             Format::Auto => {
@@ -242,6 +253,12 @@ impl Format {
             Format::Elb => Kind::Template(Template::compile_aws(template::ELB)?),
             Format::S3 => Kind::Template(Template::compile_aws(template::S3)?),
             Format::Haproxy(names) => Kind::Haproxy(HaproxyFields::new(names)),
+            Format::Regex(pattern) => Kind::Regex(RegexFields::compile(pattern).map_err(
+                |message| FormatError {
+                    format: format!("regex:{pattern}"),
+                    message,
+                },
+            )?),
         };
         Ok(Compiled { kind })
     }
@@ -279,6 +296,7 @@ impl Compiled {
             Kind::W3c(Some(f)) => f.parse_line(line),
             Kind::W3c(None) => Err(BadReason::NoFields),
             Kind::Haproxy(h) => h.parse_line(line),
+            Kind::Regex(r) => r.parse_line(line),
         }
     }
 }
@@ -412,6 +430,13 @@ mod tests {
                 .parse::<Format>()
                 .unwrap_err()
                 .contains("no time")
+        );
+        let f: Format = r"regex:^(?P<time>\S+) (?P<uri>\S+)".parse().unwrap();
+        assert_eq!(f.to_string(), r"regex:^(?P<time>\S+) (?P<uri>\S+)");
+        assert!(f.compile().is_ok());
+        assert_eq!(
+            "regex:(?P<time>".parse::<Format>().unwrap_err(),
+            "regex: invalid pattern: unclosed group at character 1"
         );
         assert!(
             "apache"

@@ -574,7 +574,8 @@ fn closing_quote(line: &[u8], pos: usize, after: &[u8]) -> Option<usize> {
     None
 }
 
-fn status(v: &[u8]) -> Result<u16, BadReason> {
+/// A status: up to three digits; `-` is 0, unknown.
+pub(crate) fn status(v: &[u8]) -> Result<u16, BadReason> {
     if v == b"-" {
         return Ok(0);
     }
@@ -584,7 +585,8 @@ fn status(v: &[u8]) -> Result<u16, BadReason> {
     Ok(v.iter().fold(0u16, |acc, b| acc * 10 + u16::from(b - b'0')))
 }
 
-fn bytes(v: &[u8]) -> Result<Option<u64>, BadReason> {
+/// A byte count; `-` or nothing is none.
+pub(crate) fn bytes(v: &[u8]) -> Result<Option<u64>, BadReason> {
     if v == b"-" || v.is_empty() {
         return Ok(None);
     }
