@@ -219,7 +219,7 @@ const CASES: &[Case] = &[
         name: "unknown --format",
         files: &[],
         args: "audit --format apache",
-        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, nginx:'<log_format>', regex:'<pattern>')",
+        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, csv, tsv, nginx:'<log_format>', regex:'<pattern>')",
     },
     Case {
         name: "nginx format without a time",
@@ -250,6 +250,30 @@ const CASES: &[Case] = &[
         files: &[],
         args: r"audit --format regex:(?P<time>\S+)\s(?P<status>\d+)",
         message: r"error: invalid value 'regex:(?P<time>\S+)\s(?P<status>\d+)' for '--format <FORMAT>': regex: no request: name a (?P<request>...) group (`GET /path HTTP/1.1`) or a (?P<uri>...) group",
+    },
+    Case {
+        name: "csv log with an unknown --csv-fields column",
+        files: &[("a.csv", b"timestamp,url\n2026-11-01T10:00:00Z,/\n")],
+        args: "audit {dir}/a.csv --snapshot {demo}/snapshot --format csv --csv-fields time=When",
+        message: r#"crawlaudit: error: {dir}/a.csv: --csv-fields time=When: the header has no column "When" (columns: timestamp, url)"#,
+    },
+    Case {
+        name: "csv log without a time column",
+        files: &[("a.csv", b"url,status\n/,200\n")],
+        args: "audit {dir}/a.csv --snapshot {demo}/snapshot --format csv",
+        message: "crawlaudit: error: {dir}/a.csv: no time column in the header (columns: url, status): name it with --csv-fields time=COLUMN",
+    },
+    Case {
+        name: "bad --csv-fields",
+        files: &[],
+        args: "audit --format tsv --csv-fields when=When",
+        message: r#"crawlaudit: error: --csv-fields: unknown field "when" (names: time, ip, method, uri, request, protocol, status, bytes, referer, user_agent, host)"#,
+    },
+    Case {
+        name: "--csv-fields without a csv format",
+        files: &[],
+        args: "audit --csv-fields time=When",
+        message: "crawlaudit: error: --csv-fields needs --format csv or --format tsv (not auto)",
     },
     Case {
         name: "report directory that cannot be made",

@@ -19,6 +19,7 @@
 //! assert_eq!(request.status(), 200);
 //! ```
 
+mod csv_log;
 mod haproxy;
 mod inputs;
 mod json;
@@ -32,6 +33,7 @@ mod w3c;
 use std::fmt;
 use std::str::FromStr;
 
+pub use csv_log::CsvFormat;
 pub use inputs::{Input, expand_inputs};
 pub use json::JsonFields;
 pub use reader::{BadSample, FileReport, MAX_LINE, ReadOptions, Sink, read_input};
@@ -129,6 +131,9 @@ pub enum Format {
     /// A regular expression whose named groups are the fields
     /// (`--format regex:PATTERN`).
     Regex(String),
+    /// CSV or TSV with a header row, read a row at a time by
+    /// [`read_input`] (not line by line: [`Format::compile`] refuses it).
+    Csv(Box<CsvFormat>),
 }
 
 impl FromStr for Format {
@@ -137,7 +142,7 @@ impl FromStr for Format {
     /// `auto`, `combined`, `common`, `vhost_combined`, `gandi`, `json`,
     /// `json:cloudflare`, `w3c`, `alb`, `elb`, `s3`, `haproxy`,
     /// `haproxy:Host,User-Agent,...`, `nginx:<log_format>`,
-    /// `regex:<pattern>`.
+    /// `regex:<pattern>`, `csv`, `tsv`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
             "auto" => Format::Auto,
@@ -152,6 +157,8 @@ impl FromStr for Format {
             "elb" => Format::Elb,
             "s3" => Format::S3,
             "haproxy" => Format::Haproxy(Vec::new()),
+            "csv" => Format::Csv(Box::new(CsvFormat::csv())),
+            "tsv" => Format::Csv(Box::new(CsvFormat::tsv())),
             other => {
                 if let Some(fmt) = other.strip_prefix("nginx:") {
                     Template::compile(fmt).map_err(|e| e.to_string())?;
@@ -166,7 +173,7 @@ impl FromStr for Format {
                     Format::Haproxy(names)
                 } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, nginx:'<log_format>', regex:'<pattern>')"
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, csv, tsv, nginx:'<log_format>', regex:'<pattern>')"
                     ));
                 }
             }
@@ -194,6 +201,7 @@ impl fmt::Display for Format {
             Format::Haproxy(names) if names.is_empty() => f.write_str("haproxy"),
             Format::Haproxy(names) => write!(f, "haproxy:{}", names.join(",")),
             Format::Regex(pattern) => write!(f, "regex:{pattern}"),
+            Format::Csv(csv) => write!(f, "{csv}"),
         }
     }
 }
@@ -230,10 +238,24 @@ impl Format {
         Ok(Format::Json(Box::new(base.with_overrides(spec)?)))
     }
 
+    /// Applies `--csv-fields` overrides to a CSV or TSV format.
+    ///
+    /// # Errors
+    /// A bad override, or a format that is not CSV or TSV.
+    pub fn with_csv_fields(self, spec: &str) -> Result<Format, String> {
+        match self {
+            Format::Csv(csv) => Ok(Format::Csv(Box::new(csv.with_overrides(spec)?))),
+            other => Err(format!(
+                "--csv-fields needs --format csv or --format tsv (not {other})"
+            )),
+        }
+    }
+
     /// Compiles the format. [`Format::Auto`] cannot be compiled: detect first.
     ///
     /// # Errors
-    /// An invalid nginx format string or regex pattern, or `Auto`.
+    /// An invalid nginx format string or regex pattern, `Auto`, or CSV
+    /// (which [`read_input`] reads a row at a time, not line by line).
     pub fn compile(&self) -> Result<Compiled, FormatError> {
         let kind = match self {
             Format::Auto => {
@@ -253,6 +275,13 @@ impl Format {
             Format::Elb => Kind::Template(Template::compile_aws(template::ELB)?),
             Format::S3 => Kind::Template(Template::compile_aws(template::S3)?),
             Format::Haproxy(names) => Kind::Haproxy(HaproxyFields::new(names)),
+            Format::Csv(csv) => {
+                return Err(FormatError {
+                    format: csv.to_string(),
+                    message: "a CSV log is read a row at a time by read_input, not line by line"
+                        .into(),
+                });
+            }
             Format::Regex(pattern) => Kind::Regex(RegexFields::compile(pattern).map_err(
                 |message| FormatError {
                     format: format!("regex:{pattern}"),
@@ -408,6 +437,8 @@ mod tests {
             "s3",
             "haproxy",
             "haproxy:Host,User-Agent",
+            "csv",
+            "tsv",
         ] {
             assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
         }
