@@ -83,3 +83,46 @@ fn json_cloudflare(bencher: Bencher) {
     });
     bench(bencher, "json:cloudflare".parse().unwrap(), l);
 }
+
+#[divan::bench]
+fn haproxy(bencher: Bencher) {
+    let l = lines(|i| {
+        format!(
+            "Nov  1 00:{:02}:{:02} lb1 haproxy[2101]: 66.249.66.{}:41234 [01/Nov/2026:00:{:02}:{:02}.123] www~ web/app1 0/0/1/12/13 200 {i} - - ---- 3/3/1/1/0 0/0 \"GET /products/{i}?page=2 HTTP/1.1\"",
+            i / 60 % 60,
+            i % 60,
+            i % 250,
+            i / 60 % 60,
+            i % 60
+        )
+    });
+    bench(bencher, "haproxy".parse().unwrap(), l);
+}
+
+#[divan::bench]
+fn gandi(bencher: Bencher) {
+    let l = lines(|i| {
+        format!(
+            "shop.example 66.249.66.{} - - [01/Nov/2026:00:{:02}:{:02} +0000] (0 s) \"GET /products/{i}?page=2 HTTP/1.1\" 200 {i} \"https://www.google.com/\" \"{UA}\"",
+            i % 250,
+            i / 60 % 60,
+            i % 60
+        )
+    });
+    bench(bencher, "gandi".parse().unwrap(), l);
+}
+
+/// The combined lines, read by a `--format regex:` pattern.
+#[divan::bench]
+fn regex_combined(bencher: Bencher) {
+    let format: Format = r#"regex:^(?P<ip>\S+) \S+ \S+ \[(?P<time>[^\]]+)\] "(?P<request>[^"]*)" (?P<status>\d{3}) (?P<bytes>\S+) "(?P<referer>[^"]*)" "(?P<user_agent>[^"]*)"$"#.parse().unwrap();
+    let l = lines(|i| {
+        format!(
+            "66.249.66.{} - - [01/Nov/2026:00:{:02}:{:02} +0000] \"GET /products/{i}?page=2 HTTP/1.1\" 200 {i} \"https://www.google.com/\" \"{UA}\"",
+            i % 250,
+            i / 60 % 60,
+            i % 60
+        )
+    });
+    bench(bencher, format, l);
+}

@@ -43,12 +43,15 @@ pub struct Args {
     /// snapshot's host, when it describes exactly one).
     #[arg(long, value_name = "HOST")]
     site: Option<String>,
-    /// auto, combined, common, vhost_combined, json, json:cloudflare, w3c, alb, elb, s3, or nginx:'<log_format>'.
+    /// auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy[:Host,User-Agent,...], nginx:'<log_format>', regex:'<pattern>', csv, or tsv.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// JSON field mapping overrides: `time=ts,ip=client,...`.
     #[arg(long, value_name = "MAP")]
     json_fields: Option<String>,
+    /// CSV/TSV column mapping overrides: `time=When,ip=Client,...`.
+    #[arg(long, value_name = "MAP")]
+    csv_fields: Option<String>,
     /// Where the report goes (replaced atomically).
     #[arg(long, default_value = "reports", value_name = "DIR")]
     out: PathBuf,
@@ -225,7 +228,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         super::refuse_inside_out(state, &args.out, "--state")?;
     }
     let inputs = expand_inputs(&log_args).map_err(anyhow::Error::msg)?;
-    let format = super::log_format(&args.format, args.json_fields.as_deref())?;
+    let format = super::log_format(
+        &args.format,
+        args.json_fields.as_deref(),
+        args.csv_fields.as_deref(),
+    )?;
     let catalogue = super::catalogue(args.bots.as_deref())?;
     let ranges = match &ranges_dir {
         Some(dir) => super::load_ranges(dir)?,

@@ -19,12 +19,15 @@ pub struct Args {
     /// Log files, directories (recursively), glob patterns, or `-` for stdin.
     #[arg(required = true, value_name = "LOG")]
     logs: Vec<String>,
-    /// auto, combined, common, vhost_combined, json, json:cloudflare, w3c, alb, elb, s3, or nginx:'<log_format>'.
+    /// auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy[:Host,User-Agent,...], nginx:'<log_format>', regex:'<pattern>', csv, or tsv.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// JSON field mapping overrides: `time=ts,ip=client,...`.
     #[arg(long, value_name = "MAP")]
     json_fields: Option<String>,
+    /// CSV/TSV column mapping overrides: `time=When,ip=Client,...`.
+    #[arg(long, value_name = "MAP")]
+    csv_fields: Option<String>,
     /// Print the reports as JSON (one object per file, in a list).
     #[arg(long)]
     json: bool,
@@ -50,7 +53,11 @@ impl Sink for Count {
 /// Runs `logs`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let inputs = expand_inputs(&args.logs).map_err(anyhow::Error::msg)?;
-    let format = super::log_format(&args.format, args.json_fields.as_deref())?;
+    let format = super::log_format(
+        &args.format,
+        args.json_fields.as_deref(),
+        args.csv_fields.as_deref(),
+    )?;
     let options = ReadOptions {
         format,
         ..ReadOptions::default()

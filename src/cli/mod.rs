@@ -192,14 +192,16 @@ fn one_line(err: &anyhow::Error) -> String {
 fn log_format(
     format: &crawlaudit::logs::Format,
     json_fields: Option<&str>,
+    csv_fields: Option<&str>,
 ) -> anyhow::Result<crawlaudit::logs::Format> {
-    match json_fields {
-        Some(spec) => format
-            .clone()
-            .with_json_fields(spec)
-            .map_err(anyhow::Error::msg),
-        None => Ok(format.clone()),
+    let mut format = format.clone();
+    if let Some(spec) = json_fields {
+        format = format.with_json_fields(spec).map_err(anyhow::Error::msg)?;
     }
+    if let Some(spec) = csv_fields {
+        format = format.with_csv_fields(spec).map_err(anyhow::Error::msg)?;
+    }
+    Ok(format)
 }
 
 fn catalogue(bots: Option<&std::path::Path>) -> anyhow::Result<crawlaudit::bots::Catalogue> {

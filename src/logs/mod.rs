@@ -19,10 +19,13 @@
 //! assert_eq!(request.status(), 200);
 //! ```
 
+mod csv_log;
+mod haproxy;
 mod inputs;
 mod json;
 mod reader;
 mod record;
+mod regex_format;
 mod template;
 pub mod time;
 mod w3c;
@@ -30,12 +33,15 @@ mod w3c;
 use std::fmt;
 use std::str::FromStr;
 
+pub use csv_log::CsvFormat;
 pub use inputs::{Input, expand_inputs};
 pub use json::JsonFields;
 pub use reader::{BadSample, FileReport, MAX_LINE, ReadOptions, Sink, read_input};
 pub use record::Request;
 pub use template::FormatError;
 
+use haproxy::HaproxyFields;
+use regex_format::RegexFields;
 use template::Template;
 use w3c::W3cFields;
 
@@ -103,6 +109,9 @@ pub enum Format {
     Common,
     /// Apache's vhost_combined (`%v:%p` first).
     VhostCombined,
+    /// Gandi's web hosting log: the host, then combined with the time
+    /// taken after the date (`(0 s)`).
+    Gandi,
     /// An nginx `log_format` string, as written in nginx.conf.
     Nginx(String),
     /// JSON lines with a field mapping.
@@ -115,36 +124,59 @@ pub enum Format {
     Elb,
     /// AWS S3 server access logs.
     S3,
+    /// HAProxy's HTTP log (`option httplog`), and the request headers its
+    /// frontend captures, in the order of its `capture request header`
+    /// lines (empty: the captured headers are not read).
+    Haproxy(Vec<String>),
+    /// A regular expression whose named groups are the fields
+    /// (`--format regex:PATTERN`).
+    Regex(String),
+    /// CSV or TSV with a header row, read a row at a time by
+    /// [`read_input`] (not line by line: [`Format::compile`] refuses it).
+    Csv(Box<CsvFormat>),
 }
 
 impl FromStr for Format {
     type Err = String;
 
-    /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
-    /// `json:cloudflare`, `w3c`, `alb`, `elb`, `s3`, `nginx:<log_format>`.
+    /// `auto`, `combined`, `common`, `vhost_combined`, `gandi`, `json`,
+    /// `json:cloudflare`, `w3c`, `alb`, `elb`, `s3`, `haproxy`,
+    /// `haproxy:Host,User-Agent,...`, `nginx:<log_format>`,
+    /// `regex:<pattern>`, `csv`, `tsv`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
             "auto" => Format::Auto,
             "combined" => Format::Combined,
             "common" | "clf" => Format::Common,
             "vhost_combined" => Format::VhostCombined,
+            "gandi" => Format::Gandi,
             "json" => Format::Json(Box::new(JsonFields::auto())),
             "json:cloudflare" | "cloudflare" => Format::Json(Box::new(JsonFields::cloudflare())),
             "w3c" | "iis" | "cloudfront" => Format::W3c,
             "alb" => Format::Alb,
             "elb" => Format::Elb,
             "s3" => Format::S3,
-            other => match other.strip_prefix("nginx:") {
-                Some(fmt) => {
+            "haproxy" => Format::Haproxy(Vec::new()),
+            "csv" => Format::Csv(Box::new(CsvFormat::csv())),
+            "tsv" => Format::Csv(Box::new(CsvFormat::tsv())),
+            other => {
+                if let Some(fmt) = other.strip_prefix("nginx:") {
                     Template::compile(fmt).map_err(|e| e.to_string())?;
                     Format::Nginx(fmt.to_string())
-                }
-                None => {
+                } else if let Some(pattern) = other.strip_prefix("regex:") {
+                    RegexFields::compile(pattern)?;
+                    Format::Regex(pattern.to_string())
+                } else if let Some(names) = other.strip_prefix("haproxy:") {
+                    let names: Vec<String> =
+                        names.split(',').map(|n| n.trim().to_string()).collect();
+                    haproxy::check_capture_names(&names)?;
+                    Format::Haproxy(names)
+                } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:cloudflare, w3c, alb, elb, s3, nginx:'<log_format>')"
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, csv, tsv, nginx:'<log_format>', regex:'<pattern>')"
                     ));
                 }
-            },
+            }
         })
     }
 }
@@ -156,6 +188,7 @@ impl fmt::Display for Format {
             Format::Combined => f.write_str("combined"),
             Format::Common => f.write_str("common"),
             Format::VhostCombined => f.write_str("vhost_combined"),
+            Format::Gandi => f.write_str("gandi"),
             Format::Nginx(s) => write!(f, "nginx:{s}"),
             Format::Json(fields) if **fields == JsonFields::cloudflare() => {
                 f.write_str("json:cloudflare")
@@ -165,6 +198,10 @@ impl fmt::Display for Format {
             Format::Alb => f.write_str("alb"),
             Format::Elb => f.write_str("elb"),
             Format::S3 => f.write_str("s3"),
+            Format::Haproxy(names) if names.is_empty() => f.write_str("haproxy"),
+            Format::Haproxy(names) => write!(f, "haproxy:{}", names.join(",")),
+            Format::Regex(pattern) => write!(f, "regex:{pattern}"),
+            Format::Csv(csv) => write!(f, "{csv}"),
         }
     }
 }
@@ -182,6 +219,8 @@ enum Kind {
     Template(Template),
     Json(JsonFields),
     W3c(Option<W3cFields>),
+    Haproxy(HaproxyFields),
+    Regex(RegexFields),
 }
 
 impl Format {
@@ -199,10 +238,24 @@ impl Format {
         Ok(Format::Json(Box::new(base.with_overrides(spec)?)))
     }
 
+    /// Applies `--csv-fields` overrides to a CSV or TSV format.
+    ///
+    /// # Errors
+    /// A bad override, or a format that is not CSV or TSV.
+    pub fn with_csv_fields(self, spec: &str) -> Result<Format, String> {
+        match self {
+            Format::Csv(csv) => Ok(Format::Csv(Box::new(csv.with_overrides(spec)?))),
+            other => Err(format!(
+                "--csv-fields needs --format csv or --format tsv (not {other})"
+            )),
+        }
+    }
+
     /// Compiles the format. [`Format::Auto`] cannot be compiled: detect first.
     ///
     /// # Errors
-    /// An invalid nginx format string, or `Auto`.
+    /// An invalid nginx format string or regex pattern, `Auto`, or CSV
+    /// (which [`read_input`] reads a row at a time, not line by line).
     pub fn compile(&self) -> Result<Compiled, FormatError> {
         let kind = match self {
             Format::Auto => {
@@ -214,12 +267,27 @@ impl Format {
             Format::Combined => Kind::Template(Template::compile(template::COMBINED)?),
             Format::Common => Kind::Template(Template::compile(template::COMMON)?),
             Format::VhostCombined => Kind::Template(Template::compile(template::VHOST_COMBINED)?),
+            Format::Gandi => Kind::Template(Template::compile(template::GANDI)?),
             Format::Nginx(s) => Kind::Template(Template::compile(s)?),
             Format::Json(fields) => Kind::Json((**fields).clone()),
             Format::W3c => Kind::W3c(None),
             Format::Alb => Kind::Template(Template::compile_aws(template::ALB)?),
             Format::Elb => Kind::Template(Template::compile_aws(template::ELB)?),
             Format::S3 => Kind::Template(Template::compile_aws(template::S3)?),
+            Format::Haproxy(names) => Kind::Haproxy(HaproxyFields::new(names)),
+            Format::Csv(csv) => {
+                return Err(FormatError {
+                    format: csv.to_string(),
+                    message: "a CSV log is read a row at a time by read_input, not line by line"
+                        .into(),
+                });
+            }
+            Format::Regex(pattern) => Kind::Regex(RegexFields::compile(pattern).map_err(
+                |message| FormatError {
+                    format: format!("regex:{pattern}"),
+                    message,
+                },
+            )?),
         };
         Ok(Compiled { kind })
     }
@@ -256,6 +324,8 @@ impl Compiled {
             Kind::Json(j) => j.parse_line(line),
             Kind::W3c(Some(f)) => f.parse_line(line),
             Kind::W3c(None) => Err(BadReason::NoFields),
+            Kind::Haproxy(h) => h.parse_line(line),
+            Kind::Regex(r) => r.parse_line(line),
         }
     }
 }
@@ -271,8 +341,8 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 /// Detects the format of a log from its first lines (up to 50 non-empty
 /// lines of `sample`): W3C when it has W3C directives; JSON when its lines
 /// are JSON objects; else the line format that reads the most lines, the
-/// more specific one on a tie (alb, elb, s3, vhost_combined, combined,
-/// common). `None` when no format reads any line.
+/// more specific one on a tie (alb, elb, s3, haproxy, gandi,
+/// vhost_combined, combined, common). `None` when no format reads any line.
 pub fn detect(sample: &[u8]) -> Option<Format> {
     let lines: Vec<&[u8]> = sample
         .split(|&b| b == b'\n')
@@ -297,11 +367,14 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
     // common count is no evidence against combined: the most specific
     // candidate that reads at least half as many lines as the best wins
     // (combined then also keeps the odd common-format line, leniently).
-    // No AWS line reads in another format, nor another format's line as AWS.
+    // No AWS or HAProxy line reads in another format, nor another format's
+    // line as AWS or HAProxy.
     let candidates = [
         Format::Alb,
         Format::Elb,
         Format::S3,
+        Format::Haproxy(Vec::new()),
+        Format::Gandi,
         Format::VhostCombined,
         Format::Combined,
         Format::Common,
@@ -355,15 +428,30 @@ mod tests {
             "combined",
             "common",
             "vhost_combined",
+            "gandi",
             "json",
             "json:cloudflare",
             "w3c",
             "alb",
             "elb",
             "s3",
+            "haproxy",
+            "haproxy:Host,User-Agent",
+            "csv",
+            "tsv",
         ] {
             assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
         }
+        assert_eq!(
+            "haproxy: host , user-agent ".parse::<Format>().unwrap(),
+            Format::Haproxy(vec!["host".into(), "user-agent".into()])
+        );
+        assert!(
+            "haproxy:Host,"
+                .parse::<Format>()
+                .unwrap_err()
+                .contains("is not a header name")
+        );
         let f: Format = "nginx:$remote_addr [$time_local] \"$request\" $status"
             .parse()
             .unwrap();
@@ -373,6 +461,13 @@ mod tests {
                 .parse::<Format>()
                 .unwrap_err()
                 .contains("no time")
+        );
+        let f: Format = r"regex:^(?P<time>\S+) (?P<uri>\S+)".parse().unwrap();
+        assert_eq!(f.to_string(), r"regex:^(?P<time>\S+) (?P<uri>\S+)");
+        assert!(f.compile().is_ok());
+        assert_eq!(
+            "regex:(?P<time>".parse::<Format>().unwrap_err(),
+            "regex: invalid pattern: unclosed group at character 1"
         );
         assert!(
             "apache"
@@ -391,6 +486,8 @@ mod tests {
         assert_eq!(detect(common), Some(Format::Common));
         let vhost = b"example.com:80 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"UA\"\n";
         assert_eq!(detect(vhost), Some(Format::VhostCombined));
+        let gandi = b"www.example.com 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] (0 s) \"GET / HTTP/1.1\" 200 1 \"-\" \"UA\"\n";
+        assert_eq!(detect(gandi), Some(Format::Gandi));
         assert_eq!(
             detect(b"#Software: Microsoft IIS\n#Fields: date time cs-uri-stem\n"),
             Some(Format::W3c)
@@ -410,6 +507,8 @@ mod tests {
         // S3's older lines end after the user agent.
         let old_s3 = br#"0123abcd bucket [06/Feb/2019:00:00:38 +0000] 192.0.2.3 - 3E57427F3EXAMPLE REST.GET.OBJECT key "GET /bucket/key HTTP/1.1" 200 - 113 113 7 6 "-" "S3Console/0.4""#;
         assert_eq!(detect(old_s3), Some(Format::S3));
+        let haproxy = br#"Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 {1wt.eu} {} "GET /index.html HTTP/1.1""#;
+        assert_eq!(detect(haproxy), Some(Format::Haproxy(Vec::new())));
         // A combined log with a few common-format lines is still combined.
         let mixed = [&combined[..], common, combined, combined].concat();
         assert_eq!(detect(&mixed), Some(Format::Combined));

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::csv_log::CsvFormat;
 use super::{BadReason, Compiled, Format, Input, Request, detect};
 
 /// Receives the requests of one chunk of a log, in line order.
@@ -563,8 +564,10 @@ where
     F: Fn() -> S + Sync,
 {
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if len == 0 {
+    if len == 0 || matches!(options.format, Format::Csv(_)) {
         // Empty, or not a regular file (a pipe, `<(zcat ...)`): a stream.
+        // A CSV log too: it is read in one pass (a quoted field may hold
+        // line ends, so it cannot be cut at any of them).
         return read_stream(file, report, options, make_sink);
     }
     read_plain(path, file, len, WINDOW, report, options, make_sink)
@@ -688,7 +691,7 @@ where
 
 fn undetected(name: &str) -> String {
     format!(
-        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, json, w3c, alb, elb, s3): \
+        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, gandi, json, w3c, alb, elb, s3, haproxy): \
          give --format, e.g. --format nginx:'<log_format from nginx.conf>'"
     )
 }
@@ -885,6 +888,16 @@ where
             ),
         }
     };
+    if let Format::Csv(format) = &options.format {
+        return read_csv(
+            source,
+            format,
+            report,
+            options.chunk_size,
+            make_sink,
+            &read_fault,
+        );
+    }
     let block_size = options.chunk_size.clamp(4 << 10, 16 << 20);
     let workers = rayon::current_num_threads().max(1);
     let (tx, rx) = mpsc::sync_channel::<Block>(workers * 2);
@@ -989,6 +1002,243 @@ where
     report.format = format_name;
     report.fault = fault;
     merge(&mut report, counts);
+    (sinks, report)
+}
+
+/// The input buffer of the CSV reader.
+const CSV_BUFFER: usize = 64 << 10;
+
+/// The source of a CSV reader, which keeps the reader's memory bounded: a
+/// row (a quoted field may hold line ends, or a stray quote open one that
+/// never closes) growing past [`MAX_LINE`] is cut, by an end of input the
+/// reader sees; [`RowLimit::resume`] then drops the input up to the next
+/// line end, where a new reader starts. It counts the bytes and line ends
+/// it passes, for the positions of rows read by successive readers.
+struct RowLimit<R> {
+    inner: R,
+    /// Read after a cut, before the line end that ended it; served first.
+    pending: Vec<u8>,
+    pending_at: usize,
+    /// Bytes passed to readers or dropped.
+    offset: u64,
+    /// Line ends passed to readers or dropped.
+    newlines: u64,
+    /// Where the last row read ended.
+    row_end: u64,
+    /// A row grew too long: the reader is told the input ended.
+    cut: bool,
+}
+
+impl<R: Read> RowLimit<R> {
+    fn new(inner: R) -> Self {
+        RowLimit {
+            inner,
+            pending: Vec::new(),
+            pending_at: 0,
+            offset: 0,
+            newlines: 0,
+            row_end: 0,
+            cut: false,
+        }
+    }
+
+    /// Reads from what a cut left, else from the input.
+    fn read_raw(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.pending_at < self.pending.len() {
+            let n = buf.len().min(self.pending.len() - self.pending_at);
+            buf[..n].copy_from_slice(&self.pending[self.pending_at..self.pending_at + n]);
+            self.pending_at += n;
+            return Ok(n);
+        }
+        self.inner.read(buf)
+    }
+
+    /// After a cut: drops the input up to and including the next line end.
+    fn resume(&mut self) -> io::Result<()> {
+        self.cut = false;
+        let mut buf = vec![0; CSV_BUFFER];
+        loop {
+            let n = match self.read_raw(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
+                break;
+            }
+            if let Some(nl) = memchr::memchr(b'\n', &buf[..n]) {
+                self.offset += nl as u64 + 1;
+                self.newlines += 1;
+                let rest = buf[nl + 1..n].to_vec();
+                let left = self.pending[self.pending_at..].to_vec();
+                self.pending = [rest, left].concat();
+                self.pending_at = 0;
+                break;
+            }
+            self.offset += n as u64;
+        }
+        self.row_end = self.offset;
+        Ok(())
+    }
+}
+
+/// How far past the end of the last row a reader may read: the row it
+/// reads is cut there. The cut falls at the same byte whatever the sizes
+/// of the reads, so a log reads the same plain or compressed.
+const CSV_ROW_LIMIT: u64 = (MAX_LINE + 2 * CSV_BUFFER) as u64;
+
+impl<R: Read> Read for RowLimit<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let room = (self.row_end + CSV_ROW_LIMIT).saturating_sub(self.offset);
+        if self.cut {
+            return Ok(0);
+        }
+        if room == 0 {
+            self.cut = !buf.is_empty();
+            return Ok(0);
+        }
+        let len = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let buf = &mut buf[..len];
+        let n = self.read_raw(buf)?;
+        self.offset += n as u64;
+        self.newlines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        Ok(n)
+    }
+}
+
+/// The first [`SAMPLE_BYTES`] of a row, its fields joined by the delimiter.
+fn row_text(row: &csv::ByteRecord, delimiter: u8) -> String {
+    let mut text = Vec::new();
+    for (i, field) in row.iter().enumerate() {
+        if i > 0 {
+            text.push(delimiter);
+        }
+        text.extend_from_slice(&field[..field.len().min(SAMPLE_BYTES)]);
+        if text.len() >= SAMPLE_BYTES {
+            break;
+        }
+    }
+    text.truncate(SAMPLE_BYTES);
+    String::from_utf8_lossy(&text).into_owned()
+}
+
+/// Reads a CSV or TSV log (decompressed already, if it was compressed)
+/// in one sequential pass: a quoted field may hold line ends, so the log
+/// cannot be cut into chunks at line ends and parsed in parallel. The
+/// first row is the header ([`CsvFormat::columns`]: a header without a
+/// time or a request column is a fault); a row equal to it later
+/// (concatenated exports) is counted as a directive. `lines` counts rows,
+/// and a sample names the line its row starts on; blank lines are skipped
+/// (the `csv` crate does not return them). A sink is handed out every
+/// `chunk_size` bytes, as chunks are.
+fn read_csv<S, F>(
+    source: Box<dyn Read + Send + '_>,
+    format: &CsvFormat,
+    mut report: FileReport,
+    chunk_size: usize,
+    make_sink: &F,
+    read_fault: &dyn Fn(&str, io::Error) -> String,
+) -> (Vec<S>, FileReport)
+where
+    S: Sink,
+    F: Fn() -> S,
+{
+    report.format = format.to_string();
+    let delimiter = format.delimiter();
+    let mut source = RowLimit::new(source);
+    let mut builder = csv::ReaderBuilder::new();
+    builder
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .buffer_capacity(CSV_BUFFER);
+    let mut counts = Counts::default();
+    let mut sinks = Vec::new();
+    let mut sink = make_sink();
+    let mut sink_start = 0u64;
+    let mut header: Option<(csv::ByteRecord, super::csv_log::CsvColumns)> = None;
+    let mut row = csv::ByteRecord::new();
+    let bad = |counts: &mut Counts, line: u64, reason: BadReason, text: String| {
+        *counts.bad.entry(reason).or_insert(0) += 1;
+        if counts.samples.len() < MAX_SAMPLES {
+            counts.samples.push((line, reason, text));
+        }
+    };
+    'readers: loop {
+        // A reader starts at a line start: the file's, or after a cut.
+        let (base_byte, base_line) = (source.offset, source.newlines);
+        let mut reader = builder.from_reader(&mut source);
+        loop {
+            match reader.read_byte_record(&mut row) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    let e = match e.into_kind() {
+                        csv::ErrorKind::Io(e) => e,
+                        other => io::Error::other(format!("{other:?}")),
+                    };
+                    report.fault = Some(read_fault(&report.path, e));
+                    break 'readers;
+                }
+            }
+            let start = row.position().map_or(0, csv::Position::byte);
+            let line = base_line + row.position().map_or(1, csv::Position::line);
+            let end = reader.position().byte();
+            reader.get_mut().row_end = base_byte + end;
+            counts.lines += 1;
+            if reader.get_ref().cut || end - start > MAX_LINE as u64 {
+                bad(
+                    &mut counts,
+                    line,
+                    BadReason::TooLong,
+                    row_text(&row, delimiter),
+                );
+            } else if let Some((names, columns)) = &header {
+                if row == *names {
+                    counts.directives += 1;
+                } else {
+                    match columns.request(&row) {
+                        Ok(request) => {
+                            counts.parsed += 1;
+                            if !request.is_valid_request() {
+                                counts.not_requests += 1;
+                            }
+                            sink.record(&request);
+                        }
+                        Err(reason) => bad(&mut counts, line, reason, row_text(&row, delimiter)),
+                    }
+                }
+            } else {
+                match format.columns(&row) {
+                    Ok(columns) => {
+                        counts.directives += 1;
+                        header = Some((row.clone(), columns));
+                    }
+                    Err(message) => {
+                        report.fault = Some(format!("{}: {message}", report.path));
+                        break 'readers;
+                    }
+                }
+            }
+            if base_byte + end - sink_start >= chunk_size as u64 {
+                sink.finish();
+                sinks.push(std::mem::replace(&mut sink, make_sink()));
+                sink_start = base_byte + end;
+            }
+        }
+        drop(reader);
+        if !source.cut {
+            break;
+        }
+        if let Err(e) = source.resume() {
+            report.fault = Some(read_fault(&report.path, e));
+            break;
+        }
+    }
+    sink.finish();
+    sinks.push(sink);
+    report.bytes = source.offset;
+    merge(&mut report, [counts]);
     (sinks, report)
 }
 

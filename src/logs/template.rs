@@ -1,7 +1,8 @@
 //! Line formats made of literal text and fields: Apache/nginx `combined`,
-//! `common`, Apache `vhost_combined`, any nginx `log_format` string, and
-//! the access logs of AWS Application Load Balancers, classic Elastic Load
-//! Balancers and S3 (built-in templates with a few AWS-only fields).
+//! `common`, Apache `vhost_combined`, any nginx `log_format` string, Gandi's
+//! hosting log, and the access logs of AWS Application Load Balancers,
+//! classic Elastic Load Balancers and S3 (built-in templates with a few
+//! AWS-only fields).
 //!
 //! A format compiles to a list of literals and fields. A line is read left
 //! to right: a literal must be there; a field runs to the next literal (a
@@ -124,6 +125,13 @@ pub(crate) const COMMON: &str =
     r#"$remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent"#;
 /// Apache's `vhost_combined`: `%v:%p %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i"`.
 pub(crate) const VHOST_COMBINED: &str = r#"$vhost $remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+
+/// Gandi's web hosting access log: `vhost_combined`'s fields with the host
+/// name alone first (Apache's `%{Host}i`, a port only when the client sent
+/// one) and the time taken in parentheses after the date (`(0 s)`).
+/// Gandi publishes no reference for it: this is the layout as its logs
+/// show it.
+pub(crate) const GANDI: &str = r#"$host $remote_addr $ignore $remote_user [$time_local] ($request_time) "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
 
 /// AWS Application Load Balancer, as documented in
 /// <https://docs.aws.amazon.com/elasticloadbalancing/latest/application/load-balancer-access-logs.html>:
@@ -480,8 +488,8 @@ impl Template {
 /// An address without its port: `192.0.2.1:2817`, `[2001:db8::1]:2817`
 /// and `2001:db8::1:2817` (an IPv6 address without brackets: AWS load
 /// balancers always log a port, so the last group is taken for it) give
-/// the address; `-` stays.
-fn without_port(v: &[u8]) -> &[u8] {
+/// the address; `-` stays. HAProxy logs its clients the same way.
+pub(crate) fn without_port(v: &[u8]) -> &[u8] {
     if let Some(rest) = v.strip_prefix(b"[") {
         return rest
             .iter()
@@ -566,7 +574,8 @@ fn closing_quote(line: &[u8], pos: usize, after: &[u8]) -> Option<usize> {
     None
 }
 
-fn status(v: &[u8]) -> Result<u16, BadReason> {
+/// A status: up to three digits; `-` is 0, unknown.
+pub(crate) fn status(v: &[u8]) -> Result<u16, BadReason> {
     if v == b"-" {
         return Ok(0);
     }
@@ -576,7 +585,8 @@ fn status(v: &[u8]) -> Result<u16, BadReason> {
     Ok(v.iter().fold(0u16, |acc, b| acc * 10 + u16::from(b - b'0')))
 }
 
-fn bytes(v: &[u8]) -> Result<Option<u64>, BadReason> {
+/// A byte count; `-` or nothing is none.
+pub(crate) fn bytes(v: &[u8]) -> Result<Option<u64>, BadReason> {
     if v == b"-" || v.is_empty() {
         return Ok(None);
     }
@@ -705,6 +715,46 @@ mod tests {
         assert_eq!(r.host(), Some(&b"www.example.com"[..]));
         let r = t.parse(br#"www.example.com:8080 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#).unwrap();
         assert_eq!(r.host(), Some(&b"www.example.com:8080"[..]));
+    }
+
+    #[test]
+    fn gandi_lines() {
+        let t = Template::compile(GANDI).unwrap();
+        let r = t.parse(br#"www.example.com 66.249.66.1 - alice [10/Feb/2024:16:42:07 -0500] (0 s) "GET /a?b=1 HTTP/1.1" 301 368 "-" "Mozilla/5.0 (compatible; Googlebot/2.1)""#).unwrap();
+        assert_eq!(r.host(), Some(&b"www.example.com"[..]));
+        assert_eq!(
+            (r.client(), r.method(), r.target(), r.status(), r.bytes()),
+            (
+                &b"66.249.66.1"[..],
+                &b"GET"[..],
+                &b"/a?b=1"[..],
+                301,
+                Some(368)
+            )
+        );
+        assert_eq!(r.user_agent(), b"Mozilla/5.0 (compatible; Googlebot/2.1)");
+        assert_eq!(
+            jiff::Timestamp::from_nanosecond(r.time().into())
+                .unwrap()
+                .to_string(),
+            "2024-02-10T21:42:07Z"
+        );
+        // A slow request; a port the client sent; no referer and user agent.
+        let r = t.parse(br#"shop.example:443 2001:db8::1 - - [10/Feb/2024:16:42:07 -0500] (12 s) "POST /cart HTTP/1.1" 302 -"#).unwrap();
+        assert_eq!(
+            (r.host(), r.bytes(), r.user_agent()),
+            (Some(&b"shop.example"[..]), None, &b""[..])
+        );
+        // vhost_combined and combined lines are not Gandi lines, nor the reverse.
+        let vhost = br#"www.example.com:80 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        assert_eq!(t.parse(vhost), Err(BadReason::Layout));
+        let gandi = br#"www.example.com 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] (0 s) "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        for other in [VHOST_COMBINED, COMBINED, COMMON] {
+            assert_eq!(
+                Template::compile(other).unwrap().parse(gandi),
+                Err(BadReason::Layout)
+            );
+        }
     }
 
     #[test]

@@ -273,6 +273,101 @@ pub fn parse_w3c(date: &[u8], time: &[u8]) -> Option<LogTime> {
     })
 }
 
+/// A month by number (`2`, `02`), English name (`February`) or its
+/// three-letter abbreviation (`Feb`), in any case.
+fn month_of(s: &[u8]) -> Option<u32> {
+    if !s.is_empty() && s.len() <= 2 && s.iter().all(u8::is_ascii_digit) {
+        let m = s.iter().fold(0u32, |a, b| a * 10 + u32::from(b - b'0'));
+        return (1..=12).contains(&m).then_some(m);
+    }
+    const NAMES: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let m = month_abbrev(s)?;
+    let full = NAMES[m as usize - 1].as_bytes();
+    (s.len() == 3 || s.eq_ignore_ascii_case(full)).then_some(m)
+}
+
+/// One to `max_len` ASCII digits.
+fn number(s: &[u8], max_len: usize) -> Option<u32> {
+    if s.is_empty() || s.len() > max_len || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(s.iter().fold(0u32, |a, b| a * 10 + u32::from(b - b'0')))
+}
+
+/// The parts of a date written in a layout of its own (`--format regex:`
+/// groups): a four-digit year, a month (number, English name or
+/// abbreviation), a day, an hour (0-23) and a minute (one or two digits
+/// each), seconds (two digits, perhaps with a fraction: `07.250`; none is
+/// 0) and a UTC offset (`Z`, `+0100`, `-05:00`; none is UTC).
+pub struct DateParts<'a> {
+    /// `2024`.
+    pub year: &'a [u8],
+    /// `2`, `02`, `Feb` or `February`.
+    pub month: &'a [u8],
+    /// `1` to `31`.
+    pub day: &'a [u8],
+    /// `0` to `23`.
+    pub hour: &'a [u8],
+    /// `0` to `59`.
+    pub minute: &'a [u8],
+    /// `07`, `07.250`, or none.
+    pub second: Option<&'a [u8]>,
+    /// `Z`, `+0100`, `-05:00`, or none.
+    pub zone: Option<&'a [u8]>,
+}
+
+/// A time from its parts ([`DateParts`]).
+pub fn parse_parts(parts: &DateParts<'_>) -> Option<LogTime> {
+    if parts.year.len() != 4 {
+        return None;
+    }
+    let year = i64::from(number(parts.year, 4)?);
+    let month = month_of(parts.month.trim_ascii())?;
+    let day = number(parts.day, 2)?;
+    let (h, m) = (number(parts.hour, 2)?, number(parts.minute, 2)?);
+    let (sec, frac, resolution) = match parts.second {
+        None => (0, 0, SECOND),
+        Some(s) => {
+            let sec = digits::<2>(s)?;
+            let (frac, resolution, used) = fraction(&s[2..]);
+            if 2 + used != s.len() {
+                return None;
+            }
+            (sec, frac, resolution)
+        }
+    };
+    let off = match parts.zone.map(<[u8]>::trim_ascii) {
+        None | Some(b"") => 0,
+        Some(z) => {
+            let (o, n) = offset(z)?;
+            if n != z.len() {
+                return None;
+            }
+            o
+        }
+    };
+    let nanos = civil_to_nanos(year, month, day, h, m, sec)?
+        .checked_add(frac)?
+        .checked_sub(off.checked_mul(SECOND)?)?;
+    Some(LogTime {
+        nanos: held(nanos)?,
+        resolution,
+    })
+}
+
 /// Any of the forms above, tried in turn (for JSON logs, whose time field
 /// may be any of them); a bare number is epoch seconds, or milliseconds,
 /// microseconds or nanoseconds when it is too large to be seconds.
@@ -394,6 +489,55 @@ mod tests {
             s("2000-10-10T20:55:36Z", SECOND)
         );
         assert_eq!(parse_any(b"yesterday"), None);
+    }
+
+    #[test]
+    fn date_parts() {
+        let parts =
+            |month: &'static str, second: Option<&'static str>, zone: Option<&'static str>| {
+                parse_parts(&DateParts {
+                    year: b"2012",
+                    month: month.as_bytes(),
+                    day: b"10",
+                    hour: b"16",
+                    minute: b"42",
+                    second: second.map(str::as_bytes),
+                    zone: zone.map(str::as_bytes),
+                })
+            };
+        for month in ["February", "february", "FEB", "Feb", "2", "02"] {
+            assert_eq!(
+                show(parts(month, Some("07"), None)),
+                s("2012-02-10T16:42:07Z", SECOND),
+                "{month}"
+            );
+        }
+        assert_eq!(
+            show(parts("Feb", Some("07.25"), Some("-05:00"))),
+            s("2012-02-10T21:42:07.25Z", 10_000_000)
+        );
+        assert_eq!(
+            show(parts("Feb", None, Some("+0100"))),
+            s("2012-02-10T15:42:00Z", SECOND)
+        );
+        for month in ["Febr", "13", "0", "Fevrier", ""] {
+            assert_eq!(parts(month, None, None), None, "{month}");
+        }
+        assert_eq!(parts("Feb", Some("7"), None), None);
+        assert_eq!(parts("Feb", Some("07x"), None), None);
+        assert_eq!(parts("Feb", None, Some("+01")), None);
+        assert_eq!(
+            parse_parts(&DateParts {
+                year: b"2023",
+                month: b"2",
+                day: b"29",
+                hour: b"0",
+                minute: b"0",
+                second: None,
+                zone: None,
+            }),
+            None
+        );
     }
 
     /// Found by the `log_template` and `log_json` fuzz targets: `$msec`

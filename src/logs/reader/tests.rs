@@ -633,3 +633,76 @@ fn nul_padding_after_the_last_gzip_member_is_accepted() {
         assert_eq!(got.len(), 500, "{tail:?}");
     }
 }
+
+fn read_csv_file(path: &std::path::Path, chunk: usize) -> (Vec<(Vec<u8>, u16, i64)>, FileReport) {
+    let options = ReadOptions {
+        format: "csv".parse().unwrap(),
+        chunk_size: chunk,
+    };
+    let (sinks, report) = read_input(&Input::File(path.to_path_buf()), &options, &Keep::default);
+    (flat(sinks), report)
+}
+
+#[test]
+fn csv_rows_over_the_limit_are_counted_and_reading_goes_on() {
+    // A 3 MiB row on one line, a quote left open before 3 MiB of lines,
+    // and a row just over the limit: each one bad row (`too-long`), the
+    // rows after them read (the lines after the open quote's cut are rows
+    // of one field: bad); plain and compressed, any chunk size, the same.
+    let row = |i: usize| format!("2024-01-01T00:00:0{i}Z,/p{i},200\n");
+    let mut data = b"time,path,status\n".to_vec();
+    data.extend_from_slice(row(1).as_bytes());
+    data.extend_from_slice(b"2024-01-01T00:00:00Z,/");
+    data.extend(std::iter::repeat_n(b'a', 3 << 20));
+    data.extend_from_slice(b",200\n");
+    data.extend_from_slice(row(2).as_bytes());
+    data.extend_from_slice(b"2024-01-01T00:00:00Z,\"/open");
+    for _ in 0..(3 << 20) / 64 {
+        data.extend(std::iter::repeat_n(b'b', 63));
+        data.push(b'\n');
+    }
+    data.extend_from_slice(row(3).as_bytes());
+    data.extend_from_slice(b"2024-01-01T00:00:00Z,/");
+    data.extend(std::iter::repeat_n(b'c', MAX_LINE));
+    data.extend_from_slice(b",200\n");
+    data.extend_from_slice(row(4).as_bytes());
+    let mut first: Option<FileReport> = None;
+    for (file, contents) in [
+        ("long.csv".to_string(), data.clone()),
+        ("long.csv.gz".to_string(), gzip(&data)),
+        ("long.csv.zst".to_string(), zstd(&data)),
+    ] {
+        for chunk in [1, 4 << 10, 8 << 20] {
+            let (got, mut r) = read_csv_file(&temp(&file, &contents), chunk);
+            let what = format!("{file} chunk {chunk}");
+            assert!(
+                r.bad_by_reason.get("layout").is_some_and(|&n| n > 1000),
+                "{what}"
+            );
+            assert_eq!(r.fault, None, "{what}");
+            assert_eq!(r.parsed, 4, "{what}");
+            assert_eq!(r.bad_by_reason.get("too-long"), Some(&3), "{what}");
+            assert_eq!(r.bytes, data.len() as u64, "{what}");
+            assert_eq!(r.samples[0].line, 3, "{what}");
+            assert_eq!(r.samples[1].line, 5, "{what}");
+            let targets: Vec<&[u8]> = got.iter().map(|g| &g.0[..]).collect();
+            assert_eq!(targets, [&b"/p1"[..], b"/p2", b"/p3", b"/p4"], "{what}");
+            (r.path, r.compressed, r.compression) = Default::default();
+            assert_eq!(first.get_or_insert_with(|| r.clone()), &r, "{what}");
+        }
+    }
+}
+
+#[test]
+fn csv_header_faults_and_stdin_like_streams() {
+    let path = temp("no-time.csv", b"path,status\n/a,200\n");
+    let (_, r) = read_csv_file(&path, 8 << 20);
+    assert_eq!(
+        r.fault.as_deref().map(|f| f.replace(&r.path, "FILE")),
+        Some("FILE: no time column in the header (columns: path, status): name it with --csv-fields time=COLUMN".into())
+    );
+    assert_eq!((r.lines, r.parsed), (1, 0));
+    // An empty CSV log is no fault: it has no rows.
+    let (_, r) = read_csv_file(&temp("empty.csv", b""), 8 << 20);
+    assert_eq!((r.fault, r.lines), (None, 0));
+}
