@@ -83,3 +83,16 @@ fn json_cloudflare(bencher: Bencher) {
     });
     bench(bencher, "json:cloudflare".parse().unwrap(), l);
 }
+
+#[divan::bench]
+fn json_gcp(bencher: Bencher) {
+    let l = lines(|i| {
+        format!(
+            r#"{{"httpRequest":{{"requestMethod":"GET","requestUrl":"https://shop.example/products/{i}?page=2","status":200,"responseSize":"{i}","userAgent":"{UA}","remoteIp":"66.249.66.{}","referer":"https://www.google.com/"}},"resource":{{"type":"http_load_balancer"}},"severity":"INFO","timestamp":"2026-11-01T00:{:02}:{:02}.123456Z"}}"#,
+            i % 250,
+            i / 60 % 60,
+            i % 60
+        )
+    });
+    bench(bencher, "json:gcp".parse().unwrap(), l);
+}

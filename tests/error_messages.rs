@@ -201,7 +201,7 @@ const CASES: &[Case] = &[
         name: "bad --json-fields",
         files: &[("a.log", LINE.as_bytes())],
         args: "audit {dir}/a.log --snapshot {demo}/snapshot --json-fields ua",
-        message: "crawlaudit: error: --json-fields: \"ua\" is not name=key (names: time, ip, method, uri, request, protocol, status, bytes, referer, user_agent, host)",
+        message: "crawlaudit: error: --json-fields: \"ua\" is not name=key (names: time, ip, method, uri, request, protocol, status, bytes, referer, user_agent, host, query)",
     },
     Case {
         name: "bad --since",
@@ -219,7 +219,7 @@ const CASES: &[Case] = &[
         name: "unknown --format",
         files: &[],
         args: "audit --format apache",
-        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, json, json:cloudflare, w3c, alb, elb, s3, nginx:'<log_format>')",
+        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, json, json:cloudflare, json:gcp, w3c, alb, elb, s3, nginx:'<log_format>')",
     },
     Case {
         name: "nginx format without a time",

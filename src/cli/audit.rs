@@ -43,10 +43,14 @@ pub struct Args {
     /// snapshot's host, when it describes exactly one).
     #[arg(long, value_name = "HOST")]
     site: Option<String>,
-    /// auto, combined, common, vhost_combined, json, json:cloudflare, w3c, alb, elb, s3, or nginx:'<log_format>'.
+    /// auto, combined, common, vhost_combined, json, json:cloudflare, json:gcp, w3c,
+    /// alb, elb, s3, or
+    /// nginx:'<log_format>'.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
-    /// JSON field mapping overrides: `time=ts,ip=client,...`.
+    /// JSON field mapping overrides: `time=ts,ip=client,uri=httpRequest.requestUrl,...`
+    /// (names: time, ip, method, uri, request, protocol, status, bytes, referer,
+    /// user_agent, host, query; keys may be dotted paths).
     #[arg(long, value_name = "MAP")]
     json_fields: Option<String>,
     /// Where the report goes (replaced atomically).

@@ -1,4 +1,6 @@
-//! JSON-lines logs with a configurable field mapping.
+//! JSON-lines logs with a configurable field mapping, and the named
+//! layouts of the CDNs, cloud load balancers and proxies that write JSON
+//! (`json:cloudflare`, `json:gcp`).
 
 use std::borrow::Cow;
 
@@ -10,7 +12,7 @@ use super::time::parse_any;
 use crate::host::strip_default_port;
 
 /// The logical fields a JSON log can map.
-const NAMES: [&str; 11] = [
+const NAMES: [&str; 12] = [
     "time",
     "ip",
     "method",
@@ -22,27 +24,68 @@ const NAMES: [&str; 11] = [
     "referer",
     "user_agent",
     "host",
+    "query",
 ];
+
+/// Indexes into [`NAMES`].
+const TIME: usize = 0;
+const IP: usize = 1;
+const METHOD: usize = 2;
+const URI: usize = 3;
+const REQUEST: usize = 4;
+const PROTOCOL: usize = 5;
+const STATUS: usize = 6;
+const BYTES: usize = 7;
+const REFERER: usize = 8;
+const USER_AGENT: usize = 9;
+const HOST: usize = 10;
+const QUERY: usize = 11;
+
+/// The named layouts (`--format json:NAME`), in the order format
+/// detection tries their distinctive keys.
+pub const PRESETS: [&str; 2] = ["cloudflare", "gcp"];
 
 /// Where each logical field is found in a JSON line: candidate keys in
 /// order (a key may be a dotted path into nested objects, e.g.
-/// `request.headers.User-Agent`; an array value gives its first element).
+/// `request.headers.User-Agent` or `httpRequest.requestUrl`; a key that
+/// itself contains dots is tried first as it is; an array value gives its
+/// first element).
+///
+/// The target is the `uri` field (else the request line of `request`),
+/// with the `query` field appended after a `?` when the vendor logs the
+/// query apart. A `uri` that is a full URL (`https://host/p?q`,
+/// as Google Cloud logs it) gives its path and query
+/// as the target and its host as the host, unless a `host` field is
+/// there. A client address with a port (`192.0.2.1:5000`,
+/// `[2001:db8::1]:5000`) loses the port.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JsonFields {
-    paths: [Vec<String>; 11],
+    paths: [Vec<String>; 12],
+    /// The layout's name (`cloudflare`, ...): `None` for the automatic
+    /// mapping and for any mapping `--json-fields` changed.
+    name: Option<&'static str>,
 }
 
 fn list(keys: &[&str]) -> Vec<String> {
     keys.iter().map(|k| k.to_string()).collect()
 }
 
+/// Builds a mapping from candidate keys per field, in [`NAMES`] order.
+fn mapping(name: Option<&'static str>, keys: [&[&str]; 12]) -> JsonFields {
+    JsonFields {
+        paths: keys.map(list),
+        name,
+    }
+}
+
 impl JsonFields {
     /// Field names of Cloudflare Logpush (HTTP requests), Caddy, Traefik and
     /// common nginx/Apache JSON formats, tried in turn.
     pub fn auto() -> JsonFields {
-        JsonFields {
-            paths: [
-                list(&[
+        mapping(
+            None,
+            [
+                &[
                     "EdgeStartTimestamp",
                     "time_iso8601",
                     "time_local",
@@ -53,8 +96,8 @@ impl JsonFields {
                     "timestamp",
                     "@timestamp",
                     "date",
-                ]),
-                list(&[
+                ],
+                &[
                     "ClientIP",
                     "remote_addr",
                     "request.client_ip",
@@ -64,15 +107,15 @@ impl JsonFields {
                     "remote_ip",
                     "ip",
                     "clientip",
-                ]),
-                list(&[
+                ],
+                &[
                     "ClientRequestMethod",
                     "request_method",
                     "request.method",
                     "RequestMethod",
                     "method",
-                ]),
-                list(&[
+                ],
+                &[
                     "ClientRequestURI",
                     "request_uri",
                     "request.uri",
@@ -80,79 +123,156 @@ impl JsonFields {
                     "uri",
                     "path",
                     "url",
-                ]),
-                list(&["request"]),
-                list(&[
+                ],
+                &["request"],
+                &[
                     "ClientRequestProtocol",
                     "server_protocol",
                     "request.proto",
                     "RequestProtocol",
                     "protocol",
-                ]),
-                list(&[
+                ],
+                &[
                     "EdgeResponseStatus",
                     "status",
                     "DownstreamStatus",
                     "status_code",
-                ]),
-                list(&[
+                ],
+                &[
                     "EdgeResponseBytes",
                     "body_bytes_sent",
                     "bytes_sent",
                     "size",
                     "DownstreamContentSize",
                     "bytes",
-                ]),
-                list(&[
+                ],
+                &[
                     "ClientRequestReferer",
                     "http_referer",
                     "request.headers.Referer",
                     "request_Referer",
                     "referer",
                     "referrer",
-                ]),
-                list(&[
+                ],
+                &[
                     "ClientRequestUserAgent",
                     "http_user_agent",
                     "request.headers.User-Agent",
                     "request_User-Agent",
                     "user_agent",
                     "useragent",
-                ]),
-                list(&[
+                ],
+                &[
                     "ClientRequestHost",
                     "host",
                     "http_host",
                     "request.host",
                     "RequestHost",
                     "server_name",
-                ]),
+                ],
+                &[],
             ],
+        )
+    }
+
+    /// Cloudflare Logpush HTTP request fields
+    /// (<https://developers.cloudflare.com/logs/reference/log-fields/zone/http_requests/>).
+    pub fn cloudflare() -> JsonFields {
+        mapping(
+            Some("cloudflare"),
+            [
+                &["EdgeStartTimestamp"],
+                &["ClientIP"],
+                &["ClientRequestMethod"],
+                &["ClientRequestURI"],
+                &[],
+                &["ClientRequestProtocol"],
+                &["EdgeResponseStatus"],
+                &["EdgeResponseBytes"],
+                &["ClientRequestReferer"],
+                &["ClientRequestUserAgent"],
+                &["ClientRequestHost"],
+                &[],
+            ],
+        )
+    }
+
+    /// Google Cloud HTTP(S) Load Balancing logs (and other Cloud Logging
+    /// request logs) exported as JSON: a `LogEntry` per line, whose
+    /// `httpRequest` object holds the request
+    /// (<https://cloud.google.com/logging/docs/reference/v2/rest/v2/LogEntry#HttpRequest>);
+    /// `requestUrl` is a full URL, which gives the host.
+    pub fn gcp() -> JsonFields {
+        mapping(
+            Some("gcp"),
+            [
+                &["timestamp", "receiveTimestamp"],
+                &["httpRequest.remoteIp"],
+                &["httpRequest.requestMethod"],
+                &["httpRequest.requestUrl"],
+                &[],
+                &["httpRequest.protocol"],
+                &["httpRequest.status"],
+                &["httpRequest.responseSize"],
+                &["httpRequest.referer"],
+                &["httpRequest.userAgent"],
+                &[],
+                &[],
+            ],
+        )
+    }
+
+    /// The named layout `name` (one of [`PRESETS`]).
+    pub fn preset(name: &str) -> Option<JsonFields> {
+        Some(match name {
+            "cloudflare" => JsonFields::cloudflare(),
+            "gcp" => JsonFields::gcp(),
+            _ => return None,
+        })
+    }
+
+    /// The layout's name (`cloudflare`, ...), or `None` for the automatic
+    /// mapping and for a mapping `--json-fields` changed.
+    pub fn name(&self) -> Option<&'static str> {
+        self.name
+    }
+
+    /// The keys that tell a layout's lines apart: a line is in the layout
+    /// when it has every key of one of the sets.
+    fn signatures(name: &str) -> &'static [&'static [&'static str]] {
+        match name {
+            "cloudflare" => &[&["EdgeStartTimestamp", "ClientRequestURI"]],
+            "gcp" => &[&["httpRequest.requestUrl"]],
+            _ => &[],
         }
     }
 
-    /// Cloudflare Logpush HTTP request fields.
-    pub fn cloudflare() -> JsonFields {
-        JsonFields {
-            paths: [
-                list(&["EdgeStartTimestamp"]),
-                list(&["ClientIP"]),
-                list(&["ClientRequestMethod"]),
-                list(&["ClientRequestURI"]),
-                list(&[]),
-                list(&["ClientRequestProtocol"]),
-                list(&["EdgeResponseStatus"]),
-                list(&["EdgeResponseBytes"]),
-                list(&["ClientRequestReferer"]),
-                list(&["ClientRequestUserAgent"]),
-                list(&["ClientRequestHost"]),
-            ],
-        }
+    /// The layout of a JSON log, from its first line that is a JSON
+    /// object: the first of [`PRESETS`] whose distinctive keys it has,
+    /// else the automatic mapping.
+    pub(crate) fn detect(lines: &[&[u8]]) -> JsonFields {
+        let first = lines
+            .iter()
+            .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+            .find(Value::is_object);
+        let Some(first) = first else {
+            return JsonFields::auto();
+        };
+        PRESETS
+            .iter()
+            .find(|name| {
+                JsonFields::signatures(name)
+                    .iter()
+                    .any(|keys| keys.iter().all(|k| get_path(&first, k).is_some()))
+            })
+            .and_then(|name| JsonFields::preset(name))
+            .unwrap_or_else(JsonFields::auto)
     }
 
     /// Overrides from `--json-fields name=key,name=key` (names: `time`, `ip`,
     /// `method`, `uri`, `request`, `protocol`, `status`, `bytes`, `referer`,
-    /// `user_agent`, `host`). An override replaces that field's candidates.
+    /// `user_agent`, `host`, `query`). An override replaces that field's
+    /// candidates; a key may be a dotted path (`httpRequest.requestUrl`).
     ///
     /// # Errors
     /// An unknown field name or a missing `=`, with the list of names.
@@ -175,6 +295,7 @@ impl JsonFields {
                     )
                 })?;
             self.paths[i] = vec![key.trim().to_string()];
+            self.name = None;
         }
         Ok(self)
     }
@@ -203,25 +324,38 @@ impl JsonFields {
                 _ => None,
             })
         };
-        let time = text(0).and_then(|t| parse_any(&t)).ok_or(BadReason::Time)?;
+        let time = text(TIME)
+            .and_then(|t| parse_any(&t))
+            .ok_or(BadReason::Time)?;
         let mut req = Request {
             time: time.nanos,
             resolution: time.resolution,
             valid_request: true,
-            client: text(1).unwrap_or_default(),
-            method: text(2).unwrap_or_default(),
-            protocol: text(5).unwrap_or_default(),
-            referer: text(8).unwrap_or_default(),
-            user_agent: text(9).unwrap_or_default(),
-            host: text(10).map(|h| match h {
-                Cow::Owned(v) => Cow::Owned(strip_default_port(&v).to_vec()),
-                b => b,
-            }),
+            client: text(IP)
+                .map(|c| Cow::Owned(without_port(&c).to_vec()))
+                .unwrap_or_default(),
+            method: text(METHOD).unwrap_or_default(),
+            protocol: text(PROTOCOL).unwrap_or_default(),
+            referer: text(REFERER).unwrap_or_default(),
+            user_agent: text(USER_AGENT).unwrap_or_default(),
+            host: text(HOST).map(|h| Cow::Owned(strip_default_port(&h).to_vec())),
             ..Request::default()
         };
-        if let Some(uri) = text(3) {
-            req.target = uri;
-        } else if let Some(line) = text(4) {
+        if let Some(uri) = text(URI) {
+            match split_url(&uri) {
+                Some((host, target)) => {
+                    if req
+                        .host
+                        .as_deref()
+                        .is_none_or(|h| h.is_empty() || h == b"-")
+                    {
+                        req.host = Some(Cow::Owned(strip_default_port(host).to_vec()));
+                    }
+                    req.target = Cow::Owned(target);
+                }
+                None => req.target = uri,
+            }
+        } else if let Some(line) = text(REQUEST) {
             match split_request_line(&line) {
                 Some((m, t, p)) => {
                     req.method = Cow::Owned(m.to_vec());
@@ -231,17 +365,27 @@ impl JsonFields {
                 None => req.valid_request = false,
             }
         }
+        if let Some(query) = text(QUERY).filter(|q| !q.is_empty() && q.as_ref() != b"-") {
+            if !req.target.is_empty() && memchr::memchr(b'?', &req.target).is_none() {
+                let mut t = req.target.into_owned();
+                t.push(b'?');
+                t.extend_from_slice(query.strip_prefix(b"?").unwrap_or(&query));
+                req.target = Cow::Owned(t);
+            }
+        }
         if req.target.is_empty() {
             req.valid_request = false;
         }
-        if let Some(status) = text(6) {
+        if let Some(status) = text(STATUS) {
+            // A status has three digits at most, as in the line formats.
             let s = std::str::from_utf8(&status)
                 .ok()
                 .and_then(|s| s.parse::<u16>().ok())
+                .filter(|s| *s <= 999)
                 .ok_or(BadReason::Status)?;
             req.status = s;
         }
-        if let Some(bytes) = text(7) {
+        if let Some(bytes) = text(BYTES) {
             req.bytes = Some(
                 std::str::from_utf8(&bytes)
                     .ok()
@@ -256,6 +400,52 @@ impl JsonFields {
     /// with a time and a request)? Used by format detection.
     pub(crate) fn recognises(&self, line: &[u8]) -> bool {
         self.parse_line(line).is_ok_and(|r| r.valid_request)
+    }
+}
+
+/// A full URL (`https://user@host:8443/p?q#f`, scheme case-insensitive):
+/// its host (with the port) and its path and query (`/` when it has no
+/// path, the fragment dropped). `None` for anything else.
+fn split_url(url: &[u8]) -> Option<(&[u8], Vec<u8>)> {
+    let colon = memchr::memchr(b':', url)?;
+    let scheme = &url[..colon];
+    if !(scheme.eq_ignore_ascii_case(b"http") || scheme.eq_ignore_ascii_case(b"https")) {
+        return None;
+    }
+    let rest = url[colon + 1..].strip_prefix(b"//")?;
+    let end = rest
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host = match memchr::memrchr(b'@', authority) {
+        Some(at) => &authority[at + 1..],
+        None => authority,
+    };
+    let tail = &rest[end..];
+    let tail = &tail[..memchr::memchr(b'#', tail).unwrap_or(tail.len())];
+    let mut target = Vec::with_capacity(tail.len() + 1);
+    if !tail.starts_with(b"/") {
+        target.push(b'/');
+    }
+    target.extend_from_slice(tail);
+    Some((host, target))
+}
+
+/// A client address without its port: `192.0.2.1:5000` (one colon) and
+/// `[2001:db8::1]:5000` lose it; a bare IPv6 address (two colons or more)
+/// is kept whole.
+fn without_port(v: &[u8]) -> &[u8] {
+    if let Some(rest) = v.strip_prefix(b"[") {
+        return rest
+            .iter()
+            .position(|&b| b == b']')
+            .map_or(v, |e| &rest[..e]);
+    }
+    let mut colons = memchr::memchr_iter(b':', v);
+    match (colons.next(), colons.next()) {
+        (Some(c), None) if v[c + 1..].iter().all(u8::is_ascii_digit) => &v[..c],
+        _ => v,
     }
 }
 
@@ -357,6 +547,100 @@ mod tests {
         assert_eq!(
             JsonFields::auto().parse_line(b"{not json").unwrap_err(),
             BadReason::Json
+        );
+    }
+
+    fn time_of(r: &Request<'_>) -> String {
+        jiff::Timestamp::from_nanosecond(r.time().into())
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn gcp_load_balancer_log_entries() {
+        let line = br#"{"httpRequest":{"requestMethod":"GET","requestUrl":"https://www.example.com/docs/a?b=1","requestSize":"312","status":200,"responseSize":"5120","userAgent":"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)","remoteIp":"66.249.66.1","referer":"https://www.google.com/","latency":"0.012s","protocol":"HTTP/1.1"},"insertId":"abc","jsonPayload":{"@type":"type.googleapis.com/google.cloud.loadbalancing.type.LoadBalancerLogEntry","statusDetails":"response_sent_by_backend"},"resource":{"type":"http_load_balancer"},"timestamp":"2024-05-01T13:55:36.123456789Z","severity":"INFO","receiveTimestamp":"2024-05-01T13:55:37Z"}"#;
+        let r = JsonFields::gcp().parse_line(line).unwrap();
+        assert_eq!(
+            (r.client(), r.method(), r.target(), r.status(), r.bytes()),
+            (
+                &b"66.249.66.1"[..],
+                &b"GET"[..],
+                &b"/docs/a?b=1"[..],
+                200,
+                Some(5120)
+            )
+        );
+        assert_eq!(r.host(), Some(&b"www.example.com"[..]));
+        assert_eq!(r.referer(), b"https://www.google.com/");
+        assert_eq!(
+            (time_of(&r), r.resolution()),
+            ("2024-05-01T13:55:36.123456789Z".into(), 1)
+        );
+        assert_eq!(JsonFields::detect(&[line]), JsonFields::gcp());
+        // A port on the client, a URL without a path, a non-default port.
+        let r = JsonFields::gcp()
+            .parse_line(br#"{"httpRequest":{"requestMethod":"HEAD","requestUrl":"http://Shop.Example:8080","status":301,"remoteIp":"192.0.2.7:41234"},"timestamp":"2024-05-01T13:55:36Z"}"#)
+            .unwrap();
+        assert_eq!(
+            (r.client(), r.target(), r.host()),
+            (
+                &b"192.0.2.7"[..],
+                &b"/"[..],
+                Some(&b"Shop.Example:8080"[..])
+            )
+        );
+    }
+
+    #[test]
+    fn layouts_by_name_and_overrides() {
+        for name in PRESETS {
+            let fields = JsonFields::preset(name).unwrap();
+            assert_eq!(fields.name(), Some(name));
+            // An override makes it a custom mapping.
+            assert_eq!(fields.with_overrides("host=h").unwrap().name(), None);
+        }
+        assert_eq!(JsonFields::preset("splunk"), None);
+        assert_eq!(JsonFields::auto().name(), None);
+        // Dotted paths and the query field work in --json-fields too.
+        let fields = JsonFields::auto()
+            .with_overrides("time=t, uri=req.path, query=req.qs, ip=req.ip")
+            .unwrap();
+        let r = fields
+            .parse_line(
+                br#"{"t":"2024-05-01T13:55:36Z","req":{"path":"/p","qs":"a=1","ip":"192.0.2.1"}}"#,
+            )
+            .unwrap();
+        assert_eq!(
+            (r.target(), r.client()),
+            (&b"/p?a=1"[..], &b"192.0.2.1"[..])
+        );
+        // A line of no known layout: the automatic mapping.
+        assert_eq!(
+            JsonFields::detect(&[br#"{"ts":1714571736.5,"request":{"uri":"/"}}"#]),
+            JsonFields::auto()
+        );
+        assert_eq!(JsonFields::detect(&[b"not json"]), JsonFields::auto());
+    }
+
+    #[test]
+    fn urls_ports_and_decoding() {
+        let split = |u: &[u8]| split_url(u).map(|(h, t)| (h.to_vec(), t));
+        assert_eq!(
+            split(b"HTTPS://user:pw@a.example:8443/p?q=1#frag"),
+            Some((b"a.example:8443".to_vec(), b"/p?q=1".to_vec()))
+        );
+        assert_eq!(
+            split(b"http://a.example?x"),
+            Some((b"a.example".to_vec(), b"/?x".to_vec()))
+        );
+        assert_eq!(split(b"/just/a/path"), None);
+        assert_eq!(split(b"ftp://a.example/"), None);
+        assert_eq!(without_port(b"192.0.2.1:80"), b"192.0.2.1");
+        assert_eq!(without_port(b"[2001:db8::1]:80"), b"2001:db8::1");
+        assert_eq!(without_port(b"2001:db8::1"), b"2001:db8::1");
+        assert_eq!(
+            without_port(b"FE80::0202:B3FF:FE1E:8329"),
+            b"FE80::0202:B3FF:FE1E:8329"
         );
     }
 }

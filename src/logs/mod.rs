@@ -31,7 +31,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use inputs::{Input, expand_inputs};
-pub use json::JsonFields;
+pub use json::{JsonFields, PRESETS as JSON_LAYOUTS};
 pub use reader::{BadSample, FileReport, MAX_LINE, ReadOptions, Sink, read_input};
 pub use record::Request;
 pub use template::FormatError;
@@ -121,7 +121,9 @@ impl FromStr for Format {
     type Err = String;
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
-    /// `json:cloudflare`, `w3c`, `alb`, `elb`, `s3`, `nginx:<log_format>`.
+    /// `json:NAME` (`cloudflare`, `gcp`), `w3c`,
+    /// `alb`, `elb`, `s3`,
+    /// `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
             "auto" => Format::Auto,
@@ -129,22 +131,30 @@ impl FromStr for Format {
             "common" | "clf" => Format::Common,
             "vhost_combined" => Format::VhostCombined,
             "json" => Format::Json(Box::new(JsonFields::auto())),
-            "json:cloudflare" | "cloudflare" => Format::Json(Box::new(JsonFields::cloudflare())),
+            "cloudflare" => Format::Json(Box::new(JsonFields::cloudflare())),
             "w3c" | "iis" | "cloudfront" => Format::W3c,
             "alb" => Format::Alb,
             "elb" => Format::Elb,
             "s3" => Format::S3,
-            other => match other.strip_prefix("nginx:") {
-                Some(fmt) => {
+            other => {
+                if let Some(fmt) = other.strip_prefix("nginx:") {
                     Template::compile(fmt).map_err(|e| e.to_string())?;
                     Format::Nginx(fmt.to_string())
-                }
-                None => {
+                } else if let Some(name) = other.strip_prefix("json:") {
+                    let fields = JsonFields::preset(name).ok_or_else(|| {
+                        format!(
+                            "unknown JSON layout {name:?} (json:{})",
+                            JSON_LAYOUTS.join(", json:")
+                        )
+                    })?;
+                    Format::Json(Box::new(fields))
+                } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:cloudflare, w3c, alb, elb, s3, nginx:'<log_format>')"
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:{}, w3c, alb, elb, s3, nginx:'<log_format>')",
+                        JSON_LAYOUTS.join(", json:")
                     ));
                 }
-            },
+            }
         })
     }
 }
@@ -157,10 +167,10 @@ impl fmt::Display for Format {
             Format::Common => f.write_str("common"),
             Format::VhostCombined => f.write_str("vhost_combined"),
             Format::Nginx(s) => write!(f, "nginx:{s}"),
-            Format::Json(fields) if **fields == JsonFields::cloudflare() => {
-                f.write_str("json:cloudflare")
-            }
-            Format::Json(_) => f.write_str("json"),
+            Format::Json(fields) => match fields.name() {
+                Some(name) => write!(f, "json:{name}"),
+                None => f.write_str("json"),
+            },
             Format::W3c => f.write_str("w3c"),
             Format::Alb => f.write_str("alb"),
             Format::Elb => f.write_str("elb"),
@@ -270,9 +280,12 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 
 /// Detects the format of a log from its first lines (up to 50 non-empty
 /// lines of `sample`): W3C when it has W3C directives; JSON when its lines
-/// are JSON objects; else the line format that reads the most lines, the
-/// more specific one on a tie (alb, elb, s3, vhost_combined, combined,
-/// common). `None` when no format reads any line.
+/// are JSON objects (a named layout, `json:gcp` and the like, when the
+/// first object has that layout's distinctive keys and the layout reads at
+/// least half the lines; else the automatic mapping); else the line format
+/// that reads the most lines, the more specific one on a tie (alb, elb, s3,
+/// vhost_combined, combined, common). `None` when no format reads any
+/// line.
 pub fn detect(sample: &[u8]) -> Option<Format> {
     let lines: Vec<&[u8]> = sample
         .split(|&b| b == b'\n')
@@ -289,8 +302,16 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
         .first()
         .is_some_and(|l| l.trim_ascii_start().starts_with(b"{"))
     {
+        let reads = |fields: &JsonFields| lines.iter().filter(|l| fields.recognises(l)).count();
+        let layout = JsonFields::detect(&lines);
+        if layout.name().is_some() {
+            let ok = reads(&layout);
+            if ok * 2 >= lines.len() && ok > 0 {
+                return Some(Format::Json(Box::new(layout)));
+            }
+        }
         let fields = JsonFields::auto();
-        let ok = lines.iter().filter(|l| fields.recognises(l)).count();
+        let ok = reads(&fields);
         return (ok * 2 >= lines.len() && ok > 0).then_some(Format::Json(Box::new(fields)));
     }
     // Combined lines also read as common (which ignores their end), so a
@@ -361,9 +382,27 @@ mod tests {
             "alb",
             "elb",
             "s3",
+            "json:gcp",
         ] {
             assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
         }
+        assert_eq!(
+            "cloudflare".parse::<Format>().unwrap().to_string(),
+            "json:cloudflare"
+        );
+        assert!(
+            "json:splunk"
+                .parse::<Format>()
+                .unwrap_err()
+                .contains("unknown JSON layout \"splunk\" (json:cloudflare, json:gcp)")
+        );
+        // --json-fields on a layout makes it a custom mapping.
+        let custom = "json:gcp"
+            .parse::<Format>()
+            .unwrap()
+            .with_json_fields("host=h")
+            .unwrap();
+        assert_eq!(custom.to_string(), "json");
         let f: Format = "nginx:$remote_addr [$time_local] \"$request\" $status"
             .parse()
             .unwrap();
@@ -398,6 +437,18 @@ mod tests {
         let json = br#"{"ClientIP":"1.2.3.4","ClientRequestURI":"/","EdgeStartTimestamp":"2024-01-01T00:00:00Z"}"#;
         assert_eq!(
             detect(json),
+            Some(Format::Json(Box::new(JsonFields::cloudflare())))
+        );
+        let caddy = br#"{"ts":1714571736.5,"request":{"remote_ip":"192.0.2.1","method":"GET","uri":"/"},"status":200}"#;
+        assert_eq!(
+            detect(caddy),
+            Some(Format::Json(Box::new(JsonFields::auto())))
+        );
+        // A layout's keys on the first line, but its time missing on most
+        // lines: the automatic mapping, if it reads them.
+        let odd = br#"{"httpRequest":{"requestUrl":"/"},"time":"2024-01-01T00:00:00Z","uri":"/"}"#;
+        assert_eq!(
+            detect(odd),
             Some(Format::Json(Box::new(JsonFields::auto())))
         );
         assert_eq!(detect(b"hello\nworld\n"), None);
