@@ -1,6 +1,6 @@
 //! JSON-lines logs with a configurable field mapping, and the named
 //! layouts of the CDNs, cloud load balancers and proxies that write JSON
-//! (`json:cloudflare`, `json:gcp`).
+//! (`json:cloudflare`, `json:gcp`, `json:azure`).
 
 use std::borrow::Cow;
 
@@ -43,7 +43,7 @@ const QUERY: usize = 11;
 
 /// The named layouts (`--format json:NAME`), in the order format
 /// detection tries their distinctive keys.
-pub const PRESETS: [&str; 2] = ["cloudflare", "gcp"];
+pub const PRESETS: [&str; 3] = ["cloudflare", "gcp", "azure"];
 
 /// Where each logical field is found in a JSON line: candidate keys in
 /// order (a key may be a dotted path into nested objects, e.g.
@@ -54,7 +54,7 @@ pub const PRESETS: [&str; 2] = ["cloudflare", "gcp"];
 /// The target is the `uri` field (else the request line of `request`),
 /// with the `query` field appended after a `?` when the vendor logs the
 /// query apart. A `uri` that is a full URL (`https://host/p?q`,
-/// as Google Cloud logs it) gives its path and query
+/// as Google Cloud and Azure Front Door log it) gives its path and query
 /// as the target and its host as the host, unless a `host` field is
 /// there. A client address with a port (`192.0.2.1:5000`,
 /// `[2001:db8::1]:5000`) loses the port.
@@ -222,11 +222,47 @@ impl JsonFields {
         )
     }
 
+    /// Azure Front Door access logs (`properties.requestUri` is a full
+    /// URL, `properties.hostName` the host) and Application Gateway access
+    /// logs (`properties.originalRequestUriWithArgs`, the URI as the
+    /// client sent it, else `properties.requestUri`, without the query on
+    /// v1; `properties.originalHost`, else `properties.host`), one record
+    /// per line as diagnostic settings write them to storage
+    /// (<https://learn.microsoft.com/en-us/azure/frontdoor/front-door-diagnostics>,
+    /// <https://learn.microsoft.com/en-us/azure/application-gateway/application-gateway-diagnostics>).
+    pub fn azure() -> JsonFields {
+        mapping(
+            Some("azure"),
+            [
+                &["time", "timeStamp"],
+                &["properties.clientIp", "properties.clientIP"],
+                &["properties.httpMethod"],
+                &[
+                    "properties.originalRequestUriWithArgs",
+                    "properties.requestUri",
+                ],
+                &[],
+                &["properties.httpVersion"],
+                &["properties.httpStatusCode", "properties.httpStatus"],
+                &["properties.responseBytes", "properties.sentBytes"],
+                &["properties.referer", "properties.referrer"],
+                &["properties.userAgent"],
+                &[
+                    "properties.hostName",
+                    "properties.originalHost",
+                    "properties.host",
+                ],
+                &[],
+            ],
+        )
+    }
+
     /// The named layout `name` (one of [`PRESETS`]).
     pub fn preset(name: &str) -> Option<JsonFields> {
         Some(match name {
             "cloudflare" => JsonFields::cloudflare(),
             "gcp" => JsonFields::gcp(),
+            "azure" => JsonFields::azure(),
             _ => return None,
         })
     }
@@ -243,6 +279,7 @@ impl JsonFields {
         match name {
             "cloudflare" => &[&["EdgeStartTimestamp", "ClientRequestURI"]],
             "gcp" => &[&["httpRequest.requestUrl"]],
+            "azure" => &[&["properties.httpMethod", "properties.requestUri"]],
             _ => &[],
         }
     }
@@ -589,6 +626,41 @@ mod tests {
                 Some(&b"Shop.Example:8080"[..])
             )
         );
+    }
+
+    #[test]
+    fn azure_front_door_and_application_gateway() {
+        let front_door = br#"{"time":"2024-05-01T13:55:36.1234567Z","resourceId":"/SUBSCRIPTIONS/X/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.CDN/PROFILES/P","category":"FrontDoorAccessLog","operationName":"Microsoft.Cdn/Profiles/AccessLog/Write","properties":{"trackingReference":"0TzE1ZAAAAAB","httpMethod":"GET","httpVersion":"2.0.0","requestUri":"https://www.example.com:443/a/b?c=d","hostName":"www.example.com","requestBytes":"512","responseBytes":"2048","userAgent":"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)","clientIp":"2001:db8::9","clientPort":"50123","socketIp":"2001:db8::9","timeTaken":"0.015","requestProtocol":"HTTPS","httpStatusCode":"200","pop":"AMS","cacheStatus":"HIT","referer":"https://www.bing.com/"}}"#;
+        let r = JsonFields::azure().parse_line(front_door).unwrap();
+        assert_eq!(
+            (r.client(), r.target(), r.status(), r.bytes()),
+            (&b"2001:db8::9"[..], &b"/a/b?c=d"[..], 200, Some(2048))
+        );
+        assert_eq!(r.host(), Some(&b"www.example.com"[..]));
+        assert_eq!(r.referer(), b"https://www.bing.com/");
+        assert_eq!(time_of(&r), "2024-05-01T13:55:36.1234567Z");
+        // Application Gateway v2: the original URI with its query; v1:
+        // requestUri, and no query (v1's requestQuery is no query).
+        let v2 = br#"{"timeStamp":"2024-05-01T13:55:36+00:00","operationName":"ApplicationGatewayAccess","category":"ApplicationGatewayAccessLog","properties":{"instanceId":"appgw_1","clientIP":"203.0.113.5","clientPort":45057,"httpMethod":"GET","originalRequestUriWithArgs":"/shop?page=2","requestUri":"/rewritten","requestQuery":"page=2","userAgent":"curl/8.5.0","httpStatus":404,"httpVersion":"HTTP/1.1","receivedBytes":184,"sentBytes":466,"host":"backend.internal","originalHost":"shop.example.com"}}"#;
+        let r = JsonFields::azure().parse_line(v2).unwrap();
+        assert_eq!(
+            (r.client(), r.target(), r.status(), r.host()),
+            (
+                &b"203.0.113.5"[..],
+                &b"/shop?page=2"[..],
+                404,
+                Some(&b"shop.example.com"[..])
+            )
+        );
+        let v1 = br#"{"time":"2024-05-01T13:55:36Z","properties":{"clientIP":"203.0.113.6","httpMethod":"GET","requestUri":"/phpmyadmin/","requestQuery":"SERVER-ROUTED=10.4.0.4&SERVER-STATUS=404","userAgent":"-","httpStatus":404,"httpVersion":"HTTP/1.0","host":"www.example.com"}}"#;
+        let r = JsonFields::azure().parse_line(v1).unwrap();
+        assert_eq!(
+            (r.target(), r.user_agent()),
+            (&b"/phpmyadmin/"[..], &b""[..])
+        );
+        for line in [&front_door[..], v2, v1] {
+            assert_eq!(JsonFields::detect(&[line]), JsonFields::azure());
+        }
     }
 
     #[test]

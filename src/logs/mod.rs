@@ -121,7 +121,7 @@ impl FromStr for Format {
     type Err = String;
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
-    /// `json:NAME` (`cloudflare`, `gcp`), `w3c`,
+    /// `json:NAME` (`cloudflare`, `gcp`, `azure`), `w3c`,
     /// `alb`, `elb`, `s3`,
     /// `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
@@ -383,6 +383,7 @@ mod tests {
             "elb",
             "s3",
             "json:gcp",
+            "json:azure",
         ] {
             assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
         }
@@ -394,7 +395,7 @@ mod tests {
             "json:splunk"
                 .parse::<Format>()
                 .unwrap_err()
-                .contains("unknown JSON layout \"splunk\" (json:cloudflare, json:gcp)")
+                .contains("unknown JSON layout \"splunk\" (json:cloudflare, json:gcp, json:azure)")
         );
         // --json-fields on a layout makes it a custom mapping.
         let custom = "json:gcp"
