@@ -1,6 +1,6 @@
 //! JSON-lines logs with a configurable field mapping, and the named
 //! layouts of the CDNs, cloud load balancers and proxies that write JSON
-//! (`json:cloudflare`, `json:gcp`, `json:azure`).
+//! (`json:cloudflare`, `json:gcp`, `json:azure`, `json:fastly`).
 
 use std::borrow::Cow;
 
@@ -43,7 +43,7 @@ const QUERY: usize = 11;
 
 /// The named layouts (`--format json:NAME`), in the order format
 /// detection tries their distinctive keys.
-pub const PRESETS: [&str; 3] = ["cloudflare", "gcp", "azure"];
+pub const PRESETS: [&str; 4] = ["cloudflare", "gcp", "azure", "fastly"];
 
 /// Where each logical field is found in a JSON line: candidate keys in
 /// order (a key may be a dotted path into nested objects, e.g.
@@ -257,12 +257,41 @@ impl JsonFields {
         )
     }
 
+    /// Fastly's documented JSON log format
+    /// (<https://docs.fastly.com/en/guides/useful-log-formats>: `timestamp`,
+    /// `client_ip`, `host`, `url`, `request_method`, `request_protocol`,
+    /// `request_referer`, `request_user_agent`, `response_status`,
+    /// `response_body_size`), and the nested fields of its Datadog
+    /// endpoint's default format (`time_start`, `network.client.ip`,
+    /// `http.method`, `http.url`, `http.status_code`, `http.referer`,
+    /// `http.useragent`).
+    pub fn fastly() -> JsonFields {
+        mapping(
+            Some("fastly"),
+            [
+                &["timestamp", "time_start"],
+                &["client_ip", "network.client.ip"],
+                &["request_method", "http.method"],
+                &["url", "http.url"],
+                &[],
+                &["request_protocol", "http.protocol"],
+                &["response_status", "http.status_code"],
+                &["response_body_size", "network.bytes_written"],
+                &["request_referer", "http.referer"],
+                &["request_user_agent", "http.useragent"],
+                &["host"],
+                &[],
+            ],
+        )
+    }
+
     /// The named layout `name` (one of [`PRESETS`]).
     pub fn preset(name: &str) -> Option<JsonFields> {
         Some(match name {
             "cloudflare" => JsonFields::cloudflare(),
             "gcp" => JsonFields::gcp(),
             "azure" => JsonFields::azure(),
+            "fastly" => JsonFields::fastly(),
             _ => return None,
         })
     }
@@ -280,6 +309,11 @@ impl JsonFields {
             "cloudflare" => &[&["EdgeStartTimestamp", "ClientRequestURI"]],
             "gcp" => &[&["httpRequest.requestUrl"]],
             "azure" => &[&["properties.httpMethod", "properties.requestUri"]],
+            "fastly" => &[
+                &["response_status", "request_user_agent"],
+                &["fastly_server"],
+                &["time_start", "http.url", "network.client.ip"],
+            ],
             _ => &[],
         }
     }
@@ -661,6 +695,44 @@ mod tests {
         for line in [&front_door[..], v2, v1] {
             assert_eq!(JsonFields::detect(&[line]), JsonFields::azure());
         }
+    }
+
+    #[test]
+    fn fastly_json_formats() {
+        let line = br#"{"timestamp":"2024-05-01T13:55:36+0000","client_ip":"198.51.100.4","geo_country":"netherlands","geo_city":"amsterdam","host":"www.example.com","url":"/search?q=robots","request_method":"GET","request_protocol":"HTTP/2","request_referer":"","request_user_agent":"Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)","response_state":"MISS","response_status":200,"response_reason":null,"response_body_size":731,"fastly_server":"cache-ams21080-AMS","fastly_is_edge":true}"#;
+        let r = JsonFields::fastly().parse_line(line).unwrap();
+        assert_eq!(
+            (r.client(), r.target(), r.status(), r.bytes(), r.host()),
+            (
+                &b"198.51.100.4"[..],
+                &b"/search?q=robots"[..],
+                200,
+                Some(731),
+                Some(&b"www.example.com"[..])
+            )
+        );
+        assert_eq!(time_of(&r), "2024-05-01T13:55:36Z");
+        assert_eq!(JsonFields::detect(&[line]), JsonFields::fastly());
+        // The Datadog endpoint's default: nested, times with %Z.
+        let datadog = br#"{"ddsource":"fastly","service":"SU1Z0isxPaozGVKXdv0eY","date":"2024-05-01T13:55:36UTC","time_start":"2024-05-01T13:55:36UTC","time_end":"2024-05-01T13:55:37UTC","http":{"request_time_ms":"12","method":"GET","url":"/a","useragent":"curl/8.5.0","referer":"-","protocol":"HTTP/1.1","status_code":"304"},"network":{"client":{"ip":"192.0.2.9"},"bytes_written":"0"},"host":"www.example.com"}"#;
+        let r = JsonFields::fastly().parse_line(datadog).unwrap();
+        assert_eq!(
+            (
+                r.client(),
+                r.target(),
+                r.status(),
+                r.user_agent(),
+                r.referer()
+            ),
+            (
+                &b"192.0.2.9"[..],
+                &b"/a"[..],
+                304,
+                &b"curl/8.5.0"[..],
+                &b""[..]
+            )
+        );
+        assert_eq!(JsonFields::detect(&[datadog]), JsonFields::fastly());
     }
 
     #[test]

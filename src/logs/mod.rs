@@ -121,7 +121,7 @@ impl FromStr for Format {
     type Err = String;
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
-    /// `json:NAME` (`cloudflare`, `gcp`, `azure`), `w3c`,
+    /// `json:NAME` (`cloudflare`, `gcp`, `azure`, `fastly`), `w3c`,
     /// `alb`, `elb`, `s3`,
     /// `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
@@ -384,6 +384,7 @@ mod tests {
             "s3",
             "json:gcp",
             "json:azure",
+            "json:fastly",
         ] {
             assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
         }
@@ -391,12 +392,9 @@ mod tests {
             "cloudflare".parse::<Format>().unwrap().to_string(),
             "json:cloudflare"
         );
-        assert!(
-            "json:splunk"
-                .parse::<Format>()
-                .unwrap_err()
-                .contains("unknown JSON layout \"splunk\" (json:cloudflare, json:gcp, json:azure)")
-        );
+        assert!("json:splunk".parse::<Format>().unwrap_err().contains(
+            "unknown JSON layout \"splunk\" (json:cloudflare, json:gcp, json:azure, json:fastly)"
+        ));
         // --json-fields on a layout makes it a custom mapping.
         let custom = "json:gcp"
             .parse::<Format>()
