@@ -96,3 +96,21 @@ fn json_gcp(bencher: Bencher) {
     });
     bench(bencher, "json:gcp".parse().unwrap(), l);
 }
+
+#[divan::bench]
+fn json_akamai(bencher: Bencher) {
+    let ua = UA
+        .replace('/', "%2F")
+        .replace(';', "%3B")
+        .replace('(', "%28")
+        .replace(')', "%29")
+        .replace(' ', "+");
+    let l = lines(|i| {
+        format!(
+            r#"{{"version":1,"cp":"123456","reqTimeSec":"{}","cliIP":"66.249.66.{}","reqHost":"shop.example","reqMethod":"GET","reqPath":"/products/{i}","queryStr":"page=2","statusCode":"200","bytes":"{i}","UA":"{ua}","referer":"https%3A%2F%2Fwww.google.com%2F"}}"#,
+            1_793_491_200 + i,
+            i % 250
+        )
+    });
+    bench(bencher, "json:akamai".parse().unwrap(), l);
+}

@@ -1,6 +1,7 @@
 //! JSON-lines logs with a configurable field mapping, and the named
 //! layouts of the CDNs, cloud load balancers and proxies that write JSON
-//! (`json:cloudflare`, `json:gcp`, `json:azure`, `json:fastly`).
+//! (`json:cloudflare`, `json:gcp`, `json:azure`, `json:fastly`,
+//! `json:akamai`).
 
 use std::borrow::Cow;
 
@@ -43,7 +44,7 @@ const QUERY: usize = 11;
 
 /// The named layouts (`--format json:NAME`), in the order format
 /// detection tries their distinctive keys.
-pub const PRESETS: [&str; 4] = ["cloudflare", "gcp", "azure", "fastly"];
+pub const PRESETS: [&str; 5] = ["cloudflare", "gcp", "azure", "fastly", "akamai"];
 
 /// Where each logical field is found in a JSON line: candidate keys in
 /// order (a key may be a dotted path into nested objects, e.g.
@@ -53,7 +54,7 @@ pub const PRESETS: [&str; 4] = ["cloudflare", "gcp", "azure", "fastly"];
 ///
 /// The target is the `uri` field (else the request line of `request`),
 /// with the `query` field appended after a `?` when the vendor logs the
-/// query apart. A `uri` that is a full URL (`https://host/p?q`,
+/// query apart (Akamai). A `uri` that is a full URL (`https://host/p?q`,
 /// as Google Cloud and Azure Front Door log it) gives its path and query
 /// as the target and its host as the host, unless a `host` field is
 /// there. A client address with a port (`192.0.2.1:5000`,
@@ -64,6 +65,9 @@ pub struct JsonFields {
     /// The layout's name (`cloudflare`, ...): `None` for the automatic
     /// mapping and for any mapping `--json-fields` changed.
     name: Option<&'static str>,
+    /// The User-Agent and Referer are URL-encoded (`%XX`, `+` for a
+    /// space), as Akamai DataStream writes them: they are decoded.
+    url_encoded: bool,
 }
 
 fn list(keys: &[&str]) -> Vec<String> {
@@ -75,6 +79,7 @@ fn mapping(name: Option<&'static str>, keys: [&[&str]; 12]) -> JsonFields {
     JsonFields {
         paths: keys.map(list),
         name,
+        url_encoded: false,
     }
 }
 
@@ -285,6 +290,32 @@ impl JsonFields {
         )
     }
 
+    /// Akamai DataStream 2 JSON logs
+    /// (<https://techdocs.akamai.com/datastream2/docs/log-format-1>): the
+    /// path (`reqPath`) and query (`queryStr`) are rejoined; `UA` and
+    /// `referer` are URL-encoded and decoded here.
+    pub fn akamai() -> JsonFields {
+        let mut fields = mapping(
+            Some("akamai"),
+            [
+                &["reqTimeSec"],
+                &["cliIP"],
+                &["reqMethod"],
+                &["reqPath"],
+                &[],
+                &[],
+                &["statusCode"],
+                &["bytes"],
+                &["referer"],
+                &["UA"],
+                &["reqHost"],
+                &["queryStr"],
+            ],
+        );
+        fields.url_encoded = true;
+        fields
+    }
+
     /// The named layout `name` (one of [`PRESETS`]).
     pub fn preset(name: &str) -> Option<JsonFields> {
         Some(match name {
@@ -292,6 +323,7 @@ impl JsonFields {
             "gcp" => JsonFields::gcp(),
             "azure" => JsonFields::azure(),
             "fastly" => JsonFields::fastly(),
+            "akamai" => JsonFields::akamai(),
             _ => return None,
         })
     }
@@ -314,6 +346,7 @@ impl JsonFields {
                 &["fastly_server"],
                 &["time_start", "http.url", "network.client.ip"],
             ],
+            "akamai" => &[&["reqTimeSec", "cliIP"]],
             _ => &[],
         }
     }
@@ -395,6 +428,13 @@ impl JsonFields {
                 _ => None,
             })
         };
+        let header = |field: usize| -> Cow<'a, [u8]> {
+            match text(field) {
+                Some(v) if self.url_encoded => Cow::Owned(form_decode(&v)),
+                Some(v) => v,
+                None => Cow::Borrowed(b""),
+            }
+        };
         let time = text(TIME)
             .and_then(|t| parse_any(&t))
             .ok_or(BadReason::Time)?;
@@ -407,8 +447,8 @@ impl JsonFields {
                 .unwrap_or_default(),
             method: text(METHOD).unwrap_or_default(),
             protocol: text(PROTOCOL).unwrap_or_default(),
-            referer: text(REFERER).unwrap_or_default(),
-            user_agent: text(USER_AGENT).unwrap_or_default(),
+            referer: header(REFERER),
+            user_agent: header(USER_AGENT),
             host: text(HOST).map(|h| Cow::Owned(strip_default_port(&h).to_vec())),
             ..Request::default()
         };
@@ -518,6 +558,30 @@ fn without_port(v: &[u8]) -> &[u8] {
         (Some(c), None) if v[c + 1..].iter().all(u8::is_ascii_digit) => &v[..c],
         _ => v,
     }
+}
+
+/// Decodes a URL-encoded value: `+` is a space, `%XX` a byte (an invalid
+/// escape is kept as it is).
+fn form_decode(v: &[u8]) -> Vec<u8> {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let mut out = Vec::with_capacity(v.len());
+    let mut i = 0;
+    while i < v.len() {
+        match v[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < v.len() => match (hex(v[i + 1]), hex(v[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 3;
+                    continue;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    out
 }
 
 /// A flat key first (keys may contain dots), then a dotted path.
@@ -736,6 +800,42 @@ mod tests {
     }
 
     #[test]
+    fn akamai_datastream() {
+        let line = br#"{"version":1,"cp":"123456","reqId":"1239f220","reqTimeSec":"1714571736","bytes":"4995","cliIP":"128.147.28.68","statusCode":"206","proto":"HTTPS","reqHost":"www.example.com","reqMethod":"GET","reqPath":"/path1/file.ext","reqPort":"443","rspContentLen":"5000","rspContentType":"text/html","UA":"Mozilla%2F5.0+%28compatible%3B+Googlebot%2F2.1%29","queryStr":"param=value&x=a%2Bb","referer":"https%3A%2F%2Fwww.google.com%2F","streamId":"12345"}"#;
+        let r = JsonFields::akamai().parse_line(line).unwrap();
+        assert_eq!(
+            (r.client(), r.target(), r.status(), r.bytes(), r.host()),
+            (
+                &b"128.147.28.68"[..],
+                &b"/path1/file.ext?param=value&x=a%2Bb"[..],
+                206,
+                Some(4995),
+                Some(&b"www.example.com"[..])
+            )
+        );
+        assert_eq!(
+            (r.user_agent(), r.referer()),
+            (
+                &b"Mozilla/5.0 (compatible; Googlebot/2.1)"[..],
+                &b"https://www.google.com/"[..]
+            )
+        );
+        assert_eq!(
+            (time_of(&r), r.resolution()),
+            ("2024-05-01T13:55:36Z".into(), 1_000_000_000)
+        );
+        assert_eq!(JsonFields::detect(&[line]), JsonFields::akamai());
+        // No query: the path alone.
+        let r = JsonFields::akamai()
+            .parse_line(br#"{"reqTimeSec":"1714571736.250","cliIP":"192.0.2.1","reqMethod":"HEAD","reqPath":"/robots.txt","statusCode":"200"}"#)
+            .unwrap();
+        assert_eq!(
+            (r.target(), r.resolution()),
+            (&b"/robots.txt"[..], 1_000_000)
+        );
+    }
+
+    #[test]
     fn layouts_by_name_and_overrides() {
         for name in PRESETS {
             let fields = JsonFields::preset(name).unwrap();
@@ -786,5 +886,6 @@ mod tests {
             without_port(b"FE80::0202:B3FF:FE1E:8329"),
             b"FE80::0202:B3FF:FE1E:8329"
         );
+        assert_eq!(form_decode(b"a+b%2Fc%zz%4"), b"a b/c%zz%4");
     }
 }

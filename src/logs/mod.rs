@@ -121,8 +121,8 @@ impl FromStr for Format {
     type Err = String;
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
-    /// `json:NAME` (`cloudflare`, `gcp`, `azure`, `fastly`), `w3c`,
-    /// `alb`, `elb`, `s3`,
+    /// `json:NAME` (`cloudflare`, `gcp`, `azure`, `fastly`, `akamai`),
+    /// `w3c`, `alb`, `elb`, `s3`,
     /// `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
@@ -385,6 +385,7 @@ mod tests {
             "json:gcp",
             "json:azure",
             "json:fastly",
+            "json:akamai",
         ] {
             assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
         }
@@ -392,9 +393,12 @@ mod tests {
             "cloudflare".parse::<Format>().unwrap().to_string(),
             "json:cloudflare"
         );
-        assert!("json:splunk".parse::<Format>().unwrap_err().contains(
-            "unknown JSON layout \"splunk\" (json:cloudflare, json:gcp, json:azure, json:fastly)"
-        ));
+        assert!(
+            "json:splunk"
+                .parse::<Format>()
+                .unwrap_err()
+                .contains("unknown JSON layout \"splunk\" (json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai)")
+        );
         // --json-fields on a layout makes it a custom mapping.
         let custom = "json:gcp"
             .parse::<Format>()
