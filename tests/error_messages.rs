@@ -219,7 +219,7 @@ const CASES: &[Case] = &[
         name: "unknown --format",
         files: &[],
         args: "audit --format apache",
-        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, json, json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, w3c, alb, elb, s3, nginx:'<log_format>')",
+        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, json, json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, nginx:'<log_format>')",
     },
     Case {
         name: "nginx format without a time",

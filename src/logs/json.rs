@@ -1,7 +1,7 @@
 //! JSON-lines logs with a configurable field mapping, and the named
 //! layouts of the CDNs, cloud load balancers and proxies that write JSON
 //! (`json:cloudflare`, `json:gcp`, `json:azure`, `json:fastly`,
-//! `json:akamai`).
+//! `json:akamai`, `json:traefik`).
 
 use std::borrow::Cow;
 
@@ -44,7 +44,7 @@ const QUERY: usize = 11;
 
 /// The named layouts (`--format json:NAME`), in the order format
 /// detection tries their distinctive keys.
-pub const PRESETS: [&str; 5] = ["cloudflare", "gcp", "azure", "fastly", "akamai"];
+pub const PRESETS: [&str; 6] = ["cloudflare", "gcp", "azure", "fastly", "akamai", "traefik"];
 
 /// Where each logical field is found in a JSON line: candidate keys in
 /// order (a key may be a dotted path into nested objects, e.g.
@@ -316,6 +316,32 @@ impl JsonFields {
         fields
     }
 
+    /// Traefik's JSON access log
+    /// (<https://doc.traefik.io/traefik/observability/access-logs/>):
+    /// `StartUTC`, `ClientHost`, `RequestMethod`, `RequestPath`,
+    /// `RequestHost`, `DownstreamStatus`, and the `request_User-Agent` and
+    /// `request_Referer` headers when Traefik keeps them (it drops headers
+    /// by default).
+    pub fn traefik() -> JsonFields {
+        mapping(
+            Some("traefik"),
+            [
+                &["StartUTC", "StartLocal"],
+                &["ClientHost", "ClientAddr"],
+                &["RequestMethod"],
+                &["RequestPath"],
+                &[],
+                &["RequestProtocol"],
+                &["DownstreamStatus"],
+                &["DownstreamContentSize"],
+                &["request_Referer"],
+                &["request_User-Agent"],
+                &["RequestHost"],
+                &[],
+            ],
+        )
+    }
+
     /// The named layout `name` (one of [`PRESETS`]).
     pub fn preset(name: &str) -> Option<JsonFields> {
         Some(match name {
@@ -324,6 +350,7 @@ impl JsonFields {
             "azure" => JsonFields::azure(),
             "fastly" => JsonFields::fastly(),
             "akamai" => JsonFields::akamai(),
+            "traefik" => JsonFields::traefik(),
             _ => return None,
         })
     }
@@ -347,6 +374,7 @@ impl JsonFields {
                 &["time_start", "http.url", "network.client.ip"],
             ],
             "akamai" => &[&["reqTimeSec", "cliIP"]],
+            "traefik" => &[&["RequestPath", "DownstreamStatus"]],
             _ => &[],
         }
     }
@@ -832,6 +860,40 @@ mod tests {
         assert_eq!(
             (r.target(), r.resolution()),
             (&b"/robots.txt"[..], 1_000_000)
+        );
+    }
+
+    #[test]
+    fn traefik_json() {
+        let line = br#"{"ClientAddr":"192.0.2.10:52458","ClientHost":"192.0.2.10","ClientPort":"52458","ClientUsername":"-","DownstreamContentSize":15,"DownstreamStatus":200,"Duration":1002425,"OriginStatus":200,"RequestAddr":"app.example.com","RequestHost":"app.example.com","RequestMethod":"GET","RequestPath":"/api/items?id=7","RequestPort":"-","RequestProtocol":"HTTP/1.1","RequestScheme":"https","RouterName":"app@docker","StartLocal":"2024-05-01T15:55:36.5+02:00","StartUTC":"2024-05-01T13:55:36.5Z","entryPointName":"websecure","level":"info","msg":"","request_User-Agent":"Mozilla/5.0 (compatible; AhrefsBot/7.0)","request_Referer":"https://ahrefs.com/","time":"2024-05-01T13:55:37Z"}"#;
+        let r = JsonFields::traefik().parse_line(line).unwrap();
+        assert_eq!(
+            (r.client(), r.method(), r.target(), r.status(), r.bytes()),
+            (
+                &b"192.0.2.10"[..],
+                &b"GET"[..],
+                &b"/api/items?id=7"[..],
+                200,
+                Some(15)
+            )
+        );
+        assert_eq!(
+            (r.host(), r.user_agent(), r.referer()),
+            (
+                Some(&b"app.example.com"[..]),
+                &b"Mozilla/5.0 (compatible; AhrefsBot/7.0)"[..],
+                &b"https://ahrefs.com/"[..]
+            )
+        );
+        assert_eq!(time_of(&r), "2024-05-01T13:55:36.5Z");
+        assert_eq!(JsonFields::detect(&[line]), JsonFields::traefik());
+        // Headers dropped (Traefik's default), ClientHost missing: ClientAddr.
+        let r = JsonFields::traefik()
+            .parse_line(br#"{"ClientAddr":"[2001:db8::4]:443","DownstreamStatus":404,"RequestMethod":"GET","RequestPath":"/x","StartUTC":"2024-05-01T13:55:36Z"}"#)
+            .unwrap();
+        assert_eq!(
+            (r.client(), r.user_agent()),
+            (&b"2001:db8::4"[..], &b""[..])
         );
     }
 

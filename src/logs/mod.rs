@@ -121,8 +121,8 @@ impl FromStr for Format {
     type Err = String;
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
-    /// `json:NAME` (`cloudflare`, `gcp`, `azure`, `fastly`, `akamai`),
-    /// `w3c`, `alb`, `elb`, `s3`,
+    /// `json:NAME` (`cloudflare`, `gcp`, `azure`, `fastly`, `akamai`,
+    /// `traefik`), `w3c`, `alb`, `elb`, `s3`,
     /// `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
@@ -386,6 +386,7 @@ mod tests {
             "json:azure",
             "json:fastly",
             "json:akamai",
+            "json:traefik",
         ] {
             assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
         }
@@ -397,7 +398,7 @@ mod tests {
             "json:splunk"
                 .parse::<Format>()
                 .unwrap_err()
-                .contains("unknown JSON layout \"splunk\" (json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai)")
+                .contains("unknown JSON layout \"splunk\" (json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, json:traefik)")
         );
         // --json-fields on a layout makes it a custom mapping.
         let custom = "json:gcp"
