@@ -114,3 +114,16 @@ fn json_akamai(bencher: Bencher) {
     });
     bench(bencher, "json:akamai".parse().unwrap(), l);
 }
+
+#[divan::bench]
+fn envoy(bencher: Bencher) {
+    let l = lines(|i| {
+        format!(
+            "[2026-11-01T00:{:02}:{:02}.123Z] \"GET /products/{i}?page=2 HTTP/1.1\" 200 - 0 {i} 3 2 \"66.249.66.{}\" \"{UA}\" \"cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2\" \"shop.example\" \"10.0.0.1:8080\"",
+            i / 60 % 60,
+            i % 60,
+            i % 250
+        )
+    });
+    bench(bencher, Format::Envoy, l);
+}

@@ -115,6 +115,8 @@ pub enum Format {
     Elb,
     /// AWS S3 server access logs.
     S3,
+    /// Envoy's default access log format.
+    Envoy,
 }
 
 impl FromStr for Format {
@@ -122,7 +124,7 @@ impl FromStr for Format {
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
     /// `json:NAME` (`cloudflare`, `gcp`, `azure`, `fastly`, `akamai`,
-    /// `traefik`), `w3c`, `alb`, `elb`, `s3`,
+    /// `traefik`), `w3c`, `alb`, `elb`, `s3`, `envoy`,
     /// `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
@@ -136,6 +138,7 @@ impl FromStr for Format {
             "alb" => Format::Alb,
             "elb" => Format::Elb,
             "s3" => Format::S3,
+            "envoy" => Format::Envoy,
             other => {
                 if let Some(fmt) = other.strip_prefix("nginx:") {
                     Template::compile(fmt).map_err(|e| e.to_string())?;
@@ -150,7 +153,7 @@ impl FromStr for Format {
                     Format::Json(Box::new(fields))
                 } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:{}, w3c, alb, elb, s3, nginx:'<log_format>')",
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:{}, w3c, alb, elb, s3, envoy, nginx:'<log_format>')",
                         JSON_LAYOUTS.join(", json:")
                     ));
                 }
@@ -175,6 +178,7 @@ impl fmt::Display for Format {
             Format::Alb => f.write_str("alb"),
             Format::Elb => f.write_str("elb"),
             Format::S3 => f.write_str("s3"),
+            Format::Envoy => f.write_str("envoy"),
         }
     }
 }
@@ -230,6 +234,7 @@ impl Format {
             Format::Alb => Kind::Template(Template::compile_aws(template::ALB)?),
             Format::Elb => Kind::Template(Template::compile_aws(template::ELB)?),
             Format::S3 => Kind::Template(Template::compile_aws(template::S3)?),
+            Format::Envoy => Kind::Template(Template::compile_envoy(template::ENVOY)?),
         };
         Ok(Compiled { kind })
     }
@@ -283,9 +288,9 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 /// are JSON objects (a named layout, `json:gcp` and the like, when the
 /// first object has that layout's distinctive keys and the layout reads at
 /// least half the lines; else the automatic mapping); else the line format
-/// that reads the most lines, the more specific one on a tie (alb, elb, s3,
-/// vhost_combined, combined, common). `None` when no format reads any
-/// line.
+/// that reads the most lines, the more specific one on a tie (envoy, alb,
+/// elb, s3, vhost_combined, combined, common). `None` when no format reads
+/// any line.
 pub fn detect(sample: &[u8]) -> Option<Format> {
     let lines: Vec<&[u8]> = sample
         .split(|&b| b == b'\n')
@@ -318,8 +323,10 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
     // common count is no evidence against combined: the most specific
     // candidate that reads at least half as many lines as the best wins
     // (combined then also keeps the odd common-format line, leniently).
-    // No AWS line reads in another format, nor another format's line as AWS.
+    // No AWS or Envoy line reads in another format, nor another format's
+    // line as AWS or Envoy.
     let candidates = [
+        Format::Envoy,
         Format::Alb,
         Format::Elb,
         Format::S3,
@@ -382,6 +389,7 @@ mod tests {
             "alb",
             "elb",
             "s3",
+            "envoy",
             "json:gcp",
             "json:azure",
             "json:fastly",
@@ -465,6 +473,8 @@ mod tests {
         // S3's older lines end after the user agent.
         let old_s3 = br#"0123abcd bucket [06/Feb/2019:00:00:38 +0000] 192.0.2.3 - 3E57427F3EXAMPLE REST.GET.OBJECT key "GET /bucket/key HTTP/1.1" 200 - 113 113 7 6 "-" "S3Console/0.4""#;
         assert_eq!(detect(old_s3), Some(Format::S3));
+        let envoy = br#"[2024-05-01T13:55:36.310Z] "GET / HTTP/1.1" 200 - 0 1 1 1 "192.0.2.1" "curl/8.0" "id" "a.example" "10.0.0.1:80""#;
+        assert_eq!(detect(envoy), Some(Format::Envoy));
         // A combined log with a few common-format lines is still combined.
         let mixed = [&combined[..], common, combined, combined].concat();
         assert_eq!(detect(&mixed), Some(Format::Combined));
