@@ -1,6 +1,7 @@
-//! Fuzz the template line parser (combined, common, vhost_combined, envoy)
-//! and the nginx log_format compiler: the first line of the input is tried
-//! as an nginx format string, every other line is parsed in every format.
+//! Fuzz the template line parser (combined, common, vhost_combined, envoy,
+//! lighttpd) and the nginx log_format compiler: the first line of the input
+//! is tried as an nginx format string, every other line is parsed in every
+//! format.
 #![no_main]
 
 use crawlaudit::logs::{Format, parse_line};
@@ -14,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
         Format::Common,
         Format::VhostCombined,
         Format::Envoy,
+        Format::Lighttpd,
     ];
     if let Ok(nginx) = format!("nginx:{first}").parse::<Format>() {
         formats.push(nginx);

@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(required = true, value_name = "LOG")]
     logs: Vec<String>,
     /// auto, combined, common, vhost_combined, json, json:cloudflare, json:gcp, json:azure,
-    /// json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, or
+    /// json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, lighttpd, or
     /// nginx:'<log_format>'.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,

@@ -117,6 +117,9 @@ pub enum Format {
     S3,
     /// Envoy's default access log format.
     Envoy,
+    /// lighttpd's default access log format (combined, with the host
+    /// second).
+    Lighttpd,
 }
 
 impl FromStr for Format {
@@ -124,7 +127,7 @@ impl FromStr for Format {
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
     /// `json:NAME` (`cloudflare`, `gcp`, `azure`, `fastly`, `akamai`,
-    /// `traefik`), `w3c`, `alb`, `elb`, `s3`, `envoy`,
+    /// `traefik`), `w3c`, `alb`, `elb`, `s3`, `envoy`, `lighttpd`,
     /// `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
@@ -139,6 +142,7 @@ impl FromStr for Format {
             "elb" => Format::Elb,
             "s3" => Format::S3,
             "envoy" => Format::Envoy,
+            "lighttpd" => Format::Lighttpd,
             other => {
                 if let Some(fmt) = other.strip_prefix("nginx:") {
                     Template::compile(fmt).map_err(|e| e.to_string())?;
@@ -153,7 +157,7 @@ impl FromStr for Format {
                     Format::Json(Box::new(fields))
                 } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:{}, w3c, alb, elb, s3, envoy, nginx:'<log_format>')",
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:{}, w3c, alb, elb, s3, envoy, lighttpd, nginx:'<log_format>')",
                         JSON_LAYOUTS.join(", json:")
                     ));
                 }
@@ -179,6 +183,7 @@ impl fmt::Display for Format {
             Format::Elb => f.write_str("elb"),
             Format::S3 => f.write_str("s3"),
             Format::Envoy => f.write_str("envoy"),
+            Format::Lighttpd => f.write_str("lighttpd"),
         }
     }
 }
@@ -235,6 +240,7 @@ impl Format {
             Format::Elb => Kind::Template(Template::compile_aws(template::ELB)?),
             Format::S3 => Kind::Template(Template::compile_aws(template::S3)?),
             Format::Envoy => Kind::Template(Template::compile_envoy(template::ENVOY)?),
+            Format::Lighttpd => Kind::Template(Template::compile(template::LIGHTTPD)?),
         };
         Ok(Compiled { kind })
     }
@@ -289,8 +295,11 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 /// first object has that layout's distinctive keys and the layout reads at
 /// least half the lines; else the automatic mapping); else the line format
 /// that reads the most lines, the more specific one on a tie (envoy, alb,
-/// elb, s3, vhost_combined, combined, common). `None` when no format reads
-/// any line.
+/// elb, s3, vhost_combined, lighttpd, combined, common). lighttpd's lines
+/// also read as combined: only lines whose second field is a host name or
+/// address count for lighttpd (combined's second field, identd's answer,
+/// is `-` unless the server asks identd, which Apache and nginx do not by
+/// default). `None` when no format reads any line.
 pub fn detect(sample: &[u8]) -> Option<Format> {
     let lines: Vec<&[u8]> = sample
         .split(|&b| b == b'\n')
@@ -331,6 +340,7 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
         Format::Elb,
         Format::S3,
         Format::VhostCombined,
+        Format::Lighttpd,
         Format::Combined,
         Format::Common,
     ];
@@ -340,7 +350,13 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
             let compiled = c.compile().expect("built-in formats compile");
             lines
                 .iter()
-                .filter(|l| compiled.parse_strict(l).is_ok())
+                .filter(|l| match compiled.parse_strict(l) {
+                    Ok(r) if *c == Format::Lighttpd => {
+                        r.host.as_deref().is_some_and(looks_like_host)
+                    }
+                    Ok(_) => true,
+                    Err(_) => false,
+                })
                 .count()
         })
         .collect();
@@ -353,6 +369,14 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
         .zip(counts)
         .find(|(_, n)| n * 2 >= best)
         .map(|(f, _)| f)
+}
+
+/// Does lighttpd's second field look like a host (`example.com`,
+/// `192.0.2.1`, `[2001:db8::1]:8080`, `localhost`), not a user name?
+fn looks_like_host(host: &[u8]) -> bool {
+    host.iter()
+        .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b':' | b'[' | b']'))
+        && (host.iter().any(|&b| b == b'.' || b == b':') || host.eq_ignore_ascii_case(b"localhost"))
 }
 
 #[cfg(test)]
@@ -390,6 +414,7 @@ mod tests {
             "elb",
             "s3",
             "envoy",
+            "lighttpd",
             "json:gcp",
             "json:azure",
             "json:fastly",
@@ -475,6 +500,18 @@ mod tests {
         assert_eq!(detect(old_s3), Some(Format::S3));
         let envoy = br#"[2024-05-01T13:55:36.310Z] "GET / HTTP/1.1" 200 - 0 1 1 1 "192.0.2.1" "curl/8.0" "id" "a.example" "10.0.0.1:80""#;
         assert_eq!(detect(envoy), Some(Format::Envoy));
+        // lighttpd: the host second; combined: identd's `-` there.
+        let lighttpd = br#"1.2.3.4 www.example.com - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        assert_eq!(detect(lighttpd), Some(Format::Lighttpd));
+        let localhost =
+            br#"1.2.3.4 localhost - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        assert_eq!(detect(localhost), Some(Format::Lighttpd));
+        let ident =
+            br#"1.2.3.4 frank - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        assert_eq!(detect(ident), Some(Format::Combined));
+        // An absolute target (varnishncsa) is no host in the second field.
+        let varnish = br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET http://a.example/ HTTP/1.1" 200 1 "-" "UA""#;
+        assert_eq!(detect(varnish), Some(Format::Combined));
         // A combined log with a few common-format lines is still combined.
         let mixed = [&combined[..], common, combined, combined].concat();
         assert_eq!(detect(&mixed), Some(Format::Combined));

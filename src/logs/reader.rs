@@ -688,7 +688,7 @@ where
 
 fn undetected(name: &str) -> String {
     format!(
-        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, envoy, json, w3c, alb, elb, s3): \
+        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, lighttpd, envoy, json, w3c, alb, elb, s3): \
          give --format, e.g. --format nginx:'<log_format from nginx.conf>'"
     )
 }

@@ -1,8 +1,8 @@
 //! Line formats made of literal text and fields: Apache/nginx `combined`,
-//! `common`, Apache `vhost_combined`, any nginx `log_format` string, the
-//! access logs of AWS Application Load Balancers, classic Elastic Load
-//! Balancers and S3 (built-in templates with a few AWS-only fields), and
-//! Envoy's default access log.
+//! `common`, Apache `vhost_combined`, lighttpd's default, any nginx
+//! `log_format` string, the access logs of AWS Application Load Balancers,
+//! classic Elastic Load Balancers and S3 (built-in templates with a few
+//! AWS-only fields), and Envoy's default access log.
 //!
 //! A format compiles to a list of literals and fields. A line is read left
 //! to right: a literal must be there; a field runs to the next literal (a
@@ -141,6 +141,11 @@ pub(crate) const COMMON: &str =
     r#"$remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent"#;
 /// Apache's `vhost_combined`: `%v:%p %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i"`.
 pub(crate) const VHOST_COMBINED: &str = r#"$vhost $remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+
+/// lighttpd's default `accesslog.format`, `%h %V %u %t "%r" %>s %b
+/// "%{Referer}i" "%{User-Agent}i"` (<https://redmine.lighttpd.net/projects/lighttpd/wiki/Docs_ModAccesslog>):
+/// combined with the request's host (`%V`) where combined has identd.
+pub(crate) const LIGHTTPD: &str = r#"$remote_addr $host $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
 
 /// Envoy's default access log format, as documented in
 /// <https://www.envoyproxy.io/docs/envoy/latest/configuration/observability/access_log/usage#default-format-string>:
@@ -966,5 +971,17 @@ mod tests {
             .parse(br#"192.0.2.1 [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1""#)
             .unwrap();
         assert_eq!(r.client(), b"");
+    }
+
+    #[test]
+    fn lighttpd_default_format() {
+        let t = Template::compile(LIGHTTPD).unwrap();
+        let r = t.parse(br#"192.0.2.5 www.example.com - [01/May/2024:13:55:36 +0000] "GET /a?b=1 HTTP/1.1" 200 512 "https://duckduckgo.com/" "Mozilla/5.0 (compatible; DuckDuckBot-Https/1.1)""#).unwrap();
+        assert_eq!(
+            (r.client(), r.target(), r.status(), r.bytes()),
+            (&b"192.0.2.5"[..], &b"/a?b=1"[..], 200, Some(512))
+        );
+        assert_eq!(r.host(), Some(&b"www.example.com"[..]));
+        assert_eq!(r.referer(), b"https://duckduckgo.com/");
     }
 }
