@@ -35,7 +35,7 @@ const CASES: &[Case] = &[
         name: "undetectable log format",
         files: &[("a.log", b"hello\nworld\n")],
         args: "audit {dir}/a.log --snapshot {demo}/snapshot",
-        message: "crawlaudit: error: cannot detect the log format of {dir}/a.log from its first lines (tried combined, common, vhost_combined, lighttpd, envoy, json, w3c, alb, elb, s3): give --format, e.g. --format nginx:'<log_format from nginx.conf>'",
+        message: "crawlaudit: error: cannot detect the log format of {dir}/a.log from its first lines (tried combined, common, vhost_combined, lighttpd, envoy, json, w3c, alb, elb, s3, parquet): give --format, e.g. --format nginx:'<log_format from nginx.conf>'",
     },
     Case {
         name: "xz log",
@@ -219,7 +219,7 @@ const CASES: &[Case] = &[
         name: "unknown --format",
         files: &[],
         args: "audit --format apache",
-        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, json, json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, lighttpd, nginx:'<log_format>')",
+        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, json, json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, lighttpd, parquet, nginx:'<log_format>')",
     },
     Case {
         name: "nginx format without a time",

@@ -44,13 +44,14 @@ pub struct Args {
     #[arg(long, value_name = "HOST")]
     site: Option<String>,
     /// auto, combined, common, vhost_combined, json, json:cloudflare, json:gcp, json:azure,
-    /// json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, lighttpd, or
-    /// nginx:'<log_format>'.
+    /// json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, lighttpd, parquet,
+    /// or nginx:'<log_format>'.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
-    /// JSON field mapping overrides: `time=ts,ip=client,uri=httpRequest.requestUrl,...`
-    /// (names: time, ip, method, uri, request, protocol, status, bytes, referer,
-    /// user_agent, host, query; keys may be dotted paths).
+    /// JSON (and Parquet column) field mapping overrides:
+    /// `time=ts,ip=client,uri=httpRequest.requestUrl,...` (names: time, ip, method, uri,
+    /// request, protocol, status, bytes, referer, user_agent, host, query; keys may be
+    /// dotted paths).
     #[arg(long, value_name = "MAP")]
     json_fields: Option<String>,
     /// Where the report goes (replaced atomically).

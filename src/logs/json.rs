@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use super::BadReason;
 use super::record::{Request, split_request_line};
-use super::time::parse_any;
+use super::time::{LogTime, parse_any};
 use crate::host::strip_default_port;
 
 /// The logical fields a JSON log can map.
-const NAMES: [&str; 12] = [
+pub(crate) const NAMES: [&str; 12] = [
     "time",
     "ip",
     "method",
@@ -28,8 +28,11 @@ const NAMES: [&str; 12] = [
     "query",
 ];
 
+/// How many logical fields there are.
+pub(crate) const FIELDS: usize = NAMES.len();
+
 /// Indexes into [`NAMES`].
-const TIME: usize = 0;
+pub(crate) const TIME: usize = 0;
 const IP: usize = 1;
 const METHOD: usize = 2;
 const URI: usize = 3;
@@ -456,6 +459,24 @@ impl JsonFields {
                 _ => None,
             })
         };
+        self.build(text, None)
+    }
+
+    /// The candidate keys of logical field `field` (an index into the
+    /// names `--json-fields` takes), in order.
+    pub(crate) fn candidates(&self, field: usize) -> &[String] {
+        &self.paths[field]
+    }
+
+    /// Builds a request from the text of each logical field (`text(field)`,
+    /// `None` when the record has none), as a JSON line or a Parquet row
+    /// gives them; `time`, when given, is the time (a typed timestamp) and
+    /// the time field's text is not read.
+    pub(crate) fn build<'a>(
+        &self,
+        text: impl Fn(usize) -> Option<Cow<'a, [u8]>>,
+        time: Option<LogTime>,
+    ) -> Result<Request<'a>, BadReason> {
         let header = |field: usize| -> Cow<'a, [u8]> {
             match text(field) {
                 Some(v) if self.url_encoded => Cow::Owned(form_decode(&v)),
@@ -463,9 +484,12 @@ impl JsonFields {
                 None => Cow::Borrowed(b""),
             }
         };
-        let time = text(TIME)
-            .and_then(|t| parse_any(&t))
-            .ok_or(BadReason::Time)?;
+        let time = match time {
+            Some(t) => t,
+            None => text(TIME)
+                .and_then(|t| parse_any(&t))
+                .ok_or(BadReason::Time)?,
+        };
         let mut req = Request {
             time: time.nanos,
             resolution: time.resolution,

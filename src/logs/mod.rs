@@ -120,6 +120,9 @@ pub enum Format {
     /// lighttpd's default access log format (combined, with the host
     /// second).
     Lighttpd,
+    /// Parquet files, read by columns through polars with a JSON field
+    /// mapping (the same names and candidates as JSON lines).
+    Parquet(Box<JsonFields>),
 }
 
 impl FromStr for Format {
@@ -128,7 +131,7 @@ impl FromStr for Format {
     /// `auto`, `combined`, `common`, `vhost_combined`, `json`,
     /// `json:NAME` (`cloudflare`, `gcp`, `azure`, `fastly`, `akamai`,
     /// `traefik`), `w3c`, `alb`, `elb`, `s3`, `envoy`, `lighttpd`,
-    /// `nginx:<log_format>`.
+    /// `parquet`, `nginx:<log_format>`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
             "auto" => Format::Auto,
@@ -143,6 +146,7 @@ impl FromStr for Format {
             "s3" => Format::S3,
             "envoy" => Format::Envoy,
             "lighttpd" => Format::Lighttpd,
+            "parquet" => Format::Parquet(Box::new(JsonFields::auto())),
             other => {
                 if let Some(fmt) = other.strip_prefix("nginx:") {
                     Template::compile(fmt).map_err(|e| e.to_string())?;
@@ -157,7 +161,7 @@ impl FromStr for Format {
                     Format::Json(Box::new(fields))
                 } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:{}, w3c, alb, elb, s3, envoy, lighttpd, nginx:'<log_format>')",
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, json, json:{}, w3c, alb, elb, s3, envoy, lighttpd, parquet, nginx:'<log_format>')",
                         JSON_LAYOUTS.join(", json:")
                     ));
                 }
@@ -184,6 +188,7 @@ impl fmt::Display for Format {
             Format::S3 => f.write_str("s3"),
             Format::Envoy => f.write_str("envoy"),
             Format::Lighttpd => f.write_str("lighttpd"),
+            Format::Parquet(_) => f.write_str("parquet"),
         }
     }
 }
@@ -204,18 +209,22 @@ enum Kind {
 }
 
 impl Format {
-    /// Applies `--json-fields` overrides: to a JSON format's mapping, or, for
-    /// `auto`, to JSON with the automatic mapping.
+    /// Applies `--json-fields` overrides: to a JSON or Parquet format's
+    /// mapping, or, for `auto`, to JSON with the automatic mapping.
     ///
     /// # Errors
-    /// A bad override, or a format that is not JSON.
+    /// A bad override, or a format that is neither JSON nor Parquet.
     pub fn with_json_fields(self, spec: &str) -> Result<Format, String> {
-        let base = match self {
-            Format::Json(fields) => *fields,
-            Format::Auto => JsonFields::auto(),
-            other => return Err(format!("--json-fields needs --format json (not {other})")),
-        };
-        Ok(Format::Json(Box::new(base.with_overrides(spec)?)))
+        Ok(match self {
+            Format::Json(fields) => Format::Json(Box::new(fields.with_overrides(spec)?)),
+            Format::Parquet(fields) => Format::Parquet(Box::new(fields.with_overrides(spec)?)),
+            Format::Auto => Format::Json(Box::new(JsonFields::auto().with_overrides(spec)?)),
+            other => {
+                return Err(format!(
+                    "--json-fields needs --format json or parquet (not {other})"
+                ));
+            }
+        })
     }
 
     /// Compiles the format. [`Format::Auto`] cannot be compiled: detect first.
@@ -241,6 +250,12 @@ impl Format {
             Format::S3 => Kind::Template(Template::compile_aws(template::S3)?),
             Format::Envoy => Kind::Template(Template::compile_envoy(template::ENVOY)?),
             Format::Lighttpd => Kind::Template(Template::compile(template::LIGHTTPD)?),
+            Format::Parquet(_) => {
+                return Err(FormatError {
+                    format: "parquet".into(),
+                    message: "Parquet is read by columns, not by lines".into(),
+                });
+            }
         };
         Ok(Compiled { kind })
     }
@@ -290,7 +305,8 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 }
 
 /// Detects the format of a log from its first lines (up to 50 non-empty
-/// lines of `sample`): W3C when it has W3C directives; JSON when its lines
+/// lines of `sample`): Parquet when it begins with `PAR1`; W3C when it has
+/// W3C directives; JSON when its lines
 /// are JSON objects (a named layout, `json:gcp` and the like, when the
 /// first object has that layout's distinctive keys and the layout reads at
 /// least half the lines; else the automatic mapping); else the line format
@@ -301,6 +317,9 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 /// is `-` unless the server asks identd, which Apache and nginx do not by
 /// default). `None` when no format reads any line.
 pub fn detect(sample: &[u8]) -> Option<Format> {
+    if sample.starts_with(b"PAR1") {
+        return Some(Format::Parquet(Box::new(JsonFields::auto())));
+    }
     let lines: Vec<&[u8]> = sample
         .split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
@@ -415,6 +434,7 @@ mod tests {
             "s3",
             "envoy",
             "lighttpd",
+            "parquet",
             "json:gcp",
             "json:azure",
             "json:fastly",
