@@ -126,3 +126,47 @@ fn regex_combined(bencher: Bencher) {
     });
     bench(bencher, format, l);
 }
+
+#[divan::bench]
+fn json_gcp(bencher: Bencher) {
+    let l = lines(|i| {
+        format!(
+            r#"{{"httpRequest":{{"requestMethod":"GET","requestUrl":"https://shop.example/products/{i}?page=2","status":200,"responseSize":"{i}","userAgent":"{UA}","remoteIp":"66.249.66.{}","referer":"https://www.google.com/"}},"resource":{{"type":"http_load_balancer"}},"severity":"INFO","timestamp":"2026-11-01T00:{:02}:{:02}.123456Z"}}"#,
+            i % 250,
+            i / 60 % 60,
+            i % 60
+        )
+    });
+    bench(bencher, "json:gcp".parse().unwrap(), l);
+}
+
+#[divan::bench]
+fn json_akamai(bencher: Bencher) {
+    let ua = UA
+        .replace('/', "%2F")
+        .replace(';', "%3B")
+        .replace('(', "%28")
+        .replace(')', "%29")
+        .replace(' ', "+");
+    let l = lines(|i| {
+        format!(
+            r#"{{"version":1,"cp":"123456","reqTimeSec":"{}","cliIP":"66.249.66.{}","reqHost":"shop.example","reqMethod":"GET","reqPath":"/products/{i}","queryStr":"page=2","statusCode":"200","bytes":"{i}","UA":"{ua}","referer":"https%3A%2F%2Fwww.google.com%2F"}}"#,
+            1_793_491_200 + i,
+            i % 250
+        )
+    });
+    bench(bencher, "json:akamai".parse().unwrap(), l);
+}
+
+#[divan::bench]
+fn envoy(bencher: Bencher) {
+    let l = lines(|i| {
+        format!(
+            "[2026-11-01T00:{:02}:{:02}.123Z] \"GET /products/{i}?page=2 HTTP/1.1\" 200 - 0 {i} 3 2 \"66.249.66.{}\" \"{UA}\" \"cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2\" \"shop.example\" \"10.0.0.1:8080\"",
+            i / 60 % 60,
+            i % 60,
+            i % 250
+        )
+    });
+    bench(bencher, Format::Envoy, l);
+}

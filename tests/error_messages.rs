@@ -35,7 +35,7 @@ const CASES: &[Case] = &[
         name: "undetectable log format",
         files: &[("a.log", b"hello\nworld\n")],
         args: "audit {dir}/a.log --snapshot {demo}/snapshot",
-        message: "crawlaudit: error: cannot detect the log format of {dir}/a.log from its first lines (tried combined, common, vhost_combined, gandi, json, w3c, alb, elb, s3, haproxy): give --format, e.g. --format nginx:'<log_format from nginx.conf>'",
+        message: "crawlaudit: error: cannot detect the log format of {dir}/a.log from its first lines (tried combined, common, vhost_combined, gandi, lighttpd, envoy, json, w3c, alb, elb, s3, haproxy, parquet): give --format, e.g. --format nginx:'<log_format from nginx.conf>'",
     },
     Case {
         name: "xz log",
@@ -201,7 +201,7 @@ const CASES: &[Case] = &[
         name: "bad --json-fields",
         files: &[("a.log", LINE.as_bytes())],
         args: "audit {dir}/a.log --snapshot {demo}/snapshot --json-fields ua",
-        message: "crawlaudit: error: --json-fields: \"ua\" is not name=key (names: time, ip, method, uri, request, protocol, status, bytes, referer, user_agent, host)",
+        message: "crawlaudit: error: --json-fields: \"ua\" is not name=key (names: time, ip, method, uri, request, protocol, status, bytes, referer, user_agent, host, query)",
     },
     Case {
         name: "bad --since",
@@ -219,7 +219,7 @@ const CASES: &[Case] = &[
         name: "unknown --format",
         files: &[],
         args: "audit --format apache",
-        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, csv, tsv, nginx:'<log_format>', regex:'<pattern>')",
+        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, lighttpd, haproxy, parquet, csv, tsv, nginx:'<log_format>', regex:'<pattern>')",
     },
     Case {
         name: "nginx format without a time",

@@ -3,7 +3,8 @@
 //! auto-detection must find; empty when the format needs `--format`) and `expected.tsv` (every record, then the
 //! accounting). Each input is also read compressed with gzip, zstd and
 //! bzip2 (made here), at the same chunk sizes, and must give the same
-//! text. Re-bless with `UPDATE_EXPECT=1 cargo test --test logs_golden`
+//! text (a Parquet input, which is read from a file by columns, must be
+//! refused compressed). Re-bless with `UPDATE_EXPECT=1 cargo test --test logs_golden`
 //! and review the diff.
 
 mod common;
@@ -117,7 +118,24 @@ fn check_case(dir: &Path) {
         if let Err(e) = common::check_golden(&got, &dir.join("expected.tsv")) {
             panic!("chunk size {chunk_size}: {e}");
         }
-        // Compressed, the same records and accounting.
+        // Compressed, the same records and accounting; a compressed Parquet
+        // file is refused (Parquet is read from a file, by columns).
+        if matches!(format, Format::Parquet(_)) {
+            for (kind, path) in &variants {
+                let options = ReadOptions {
+                    format: format.clone(),
+                    chunk_size,
+                };
+                let (_, report) =
+                    read_input(&Input::File(path.clone()), &options, &Render::default);
+                let fault = report.fault.unwrap_or_default();
+                assert!(
+                    fault.contains("a Parquet log is read from a file"),
+                    "{name} as {kind}: {fault}"
+                );
+            }
+            continue;
+        }
         for (kind, path) in &variants {
             let (compressed_got, report) = render(path, &format, chunk_size);
             assert_eq!(
@@ -150,4 +168,165 @@ fn every_format_reads_its_golden_fixture() {
     for case in cases {
         check_case(&case);
     }
+}
+
+/// Writes `fixtures/logs/parquet/input.log`, a Parquet log of ten rows in
+/// row groups of three (columns named as the automatic JSON mapping knows
+/// them, a timestamp in microseconds, nulls, a bad status, an unused
+/// column). Run `cargo test --test logs_golden -- --ignored
+/// write_parquet_fixture`, then re-bless the expected output.
+#[test]
+#[ignore = "writes the Parquet fixture"]
+fn write_parquet_fixture() {
+    use polars::prelude::*;
+    let at = |s: &str| s.parse::<jiff::Timestamp>().unwrap().as_microsecond();
+    let time = Series::new(
+        "timestamp".into(),
+        [
+            Some(at("2024-05-06T07:08:09.123456Z")),
+            Some(at("2024-05-06T07:08:10Z")),
+            Some(at("2024-05-06T07:08:11.5Z")),
+            Some(at("2024-05-06T07:08:12Z")),
+            None,
+            Some(at("2024-05-06T07:08:14Z")),
+            Some(at("2024-05-06T07:08:15Z")),
+            Some(at("2024-05-06T07:08:16Z")),
+            Some(at("2024-05-06T07:08:17Z")),
+            Some(at("2024-05-06T07:08:18Z")),
+        ],
+    )
+    .cast(&DataType::Datetime(TimeUnit::Microseconds, None))
+    .unwrap();
+    let mut frame = DataFrame::new(
+        10,
+        vec![
+            time.into(),
+            Column::new(
+                "client_ip".into(),
+                [
+                    "66.249.66.1",
+                    "2001:db8::7",
+                    "198.51.100.4",
+                    "203.0.113.9",
+                    "198.51.100.6",
+                    "198.51.100.6",
+                    "198.51.100.6",
+                    "198.51.100.6",
+                    "192.0.2.1:5000",
+                    "198.51.100.6",
+                ],
+            ),
+            Column::new(
+                "host".into(),
+                [
+                    Some("www.example.com"),
+                    Some("shop.example.com:8443"),
+                    Some("www.example.com"),
+                    None,
+                    Some("www.example.com"),
+                    Some("www.example.com"),
+                    Some("www.example.com"),
+                    Some("www.example.com"),
+                    Some("www.example.com"),
+                    Some("www.example.com"),
+                ],
+            ),
+            Column::new(
+                "method".into(),
+                [
+                    "GET", "HEAD", "GET", "GET", "GET", "GET", "GET", "POST", "GET", "GET",
+                ],
+            ),
+            Column::new(
+                "uri".into(),
+                [
+                    Some("/music/?a=1&b=%20x"),
+                    Some("/robots.txt"),
+                    Some("/missing"),
+                    Some("https://api.example.com:8443/v1?q=a"),
+                    Some("/bad-time"),
+                    Some("/bad-status"),
+                    None,
+                    Some("/cart"),
+                    Some("/client-port"),
+                    Some("/last"),
+                ],
+            ),
+            Column::new(
+                "status".into(),
+                [
+                    Some(200i32),
+                    Some(304),
+                    Some(404),
+                    Some(200),
+                    Some(200),
+                    Some(2000),
+                    Some(400),
+                    Some(303),
+                    None,
+                    Some(200),
+                ],
+            ),
+            Column::new(
+                "bytes".into(),
+                [
+                    Some(5120i64),
+                    Some(0),
+                    Some(19),
+                    Some(2),
+                    None,
+                    None,
+                    None,
+                    Some(0),
+                    None,
+                    Some(1),
+                ],
+            ),
+            Column::new(
+                "referer".into(),
+                [
+                    None,
+                    Some("https://duckduckgo.com/"),
+                    Some("https://www.bing.com/"),
+                    None,
+                    None,
+                    None,
+                    None,
+                    Some("https://www.example.com/cart"),
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "user_agent".into(),
+                [
+                    Some(
+                        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+                    ),
+                    Some("curl/8.5.0"),
+                    Some("Mozilla/5.0 (X11; Linux x86_64) \"quoted\""),
+                    Some("python-requests/2.31.0"),
+                    None,
+                    None,
+                    None,
+                    Some("Mozilla/5.0 (Windows NT 10.0; Win64; x64)"),
+                    Some("port in the client"),
+                    Some("last row"),
+                ],
+            ),
+            Column::new(
+                "cache_status".into(),
+                [
+                    "HIT", "MISS", "MISS", "PASS", "HIT", "HIT", "MISS", "PASS", "HIT", "HIT",
+                ],
+            ),
+        ],
+    )
+    .unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/logs/parquet/input.log");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    ParquetWriter::new(std::fs::File::create(&path).unwrap())
+        .with_row_group_size(Some(3))
+        .finish(&mut frame)
+        .unwrap();
 }

@@ -43,10 +43,16 @@ pub struct Args {
     /// snapshot's host, when it describes exactly one).
     #[arg(long, value_name = "HOST")]
     site: Option<String>,
-    /// auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy[:Host,User-Agent,...], nginx:'<log_format>', regex:'<pattern>', csv, or tsv.
+    /// auto, combined, common, vhost_combined, gandi, json, json:cloudflare, json:gcp,
+    /// json:azure, json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy,
+    /// lighttpd, haproxy[:Host,User-Agent,...], parquet, nginx:'<log_format>',
+    /// regex:'<pattern>', csv, or tsv.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
-    /// JSON field mapping overrides: `time=ts,ip=client,...`.
+    /// JSON (and Parquet column) field mapping overrides:
+    /// `time=ts,ip=client,uri=httpRequest.requestUrl,...` (names: time, ip, method, uri,
+    /// request, protocol, status, bytes, referer, user_agent, host, query; keys may be
+    /// dotted paths).
     #[arg(long, value_name = "MAP")]
     json_fields: Option<String>,
     /// CSV/TSV column mapping overrides: `time=When,ip=Client,...`.

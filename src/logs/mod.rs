@@ -35,7 +35,7 @@ use std::str::FromStr;
 
 pub use csv_log::CsvFormat;
 pub use inputs::{Input, expand_inputs};
-pub use json::JsonFields;
+pub use json::{JsonFields, PRESETS as JSON_LAYOUTS};
 pub use reader::{BadSample, FileReport, MAX_LINE, ReadOptions, Sink, read_input};
 pub use record::Request;
 pub use template::FormatError;
@@ -134,15 +134,24 @@ pub enum Format {
     /// CSV or TSV with a header row, read a row at a time by
     /// [`read_input`] (not line by line: [`Format::compile`] refuses it).
     Csv(Box<CsvFormat>),
+    /// Envoy's default access log format.
+    Envoy,
+    /// lighttpd's default access log format (combined, with the host
+    /// second).
+    Lighttpd,
+    /// Parquet files, read by columns through polars with a JSON field
+    /// mapping (the same names and candidates as JSON lines).
+    Parquet(Box<JsonFields>),
 }
 
 impl FromStr for Format {
     type Err = String;
 
     /// `auto`, `combined`, `common`, `vhost_combined`, `gandi`, `json`,
-    /// `json:cloudflare`, `w3c`, `alb`, `elb`, `s3`, `haproxy`,
-    /// `haproxy:Host,User-Agent,...`, `nginx:<log_format>`,
-    /// `regex:<pattern>`, `csv`, `tsv`.
+    /// `json:NAME` (`cloudflare`, `gcp`, `azure`, `fastly`, `akamai`,
+    /// `traefik`), `w3c`, `alb`, `elb`, `s3`, `envoy`, `lighttpd`,
+    /// `haproxy`, `haproxy:Host,User-Agent,...`, `parquet`,
+    /// `nginx:<log_format>`, `regex:<pattern>`, `csv`, `tsv`.
     fn from_str(s: &str) -> Result<Format, String> {
         Ok(match s.trim() {
             "auto" => Format::Auto,
@@ -151,7 +160,7 @@ impl FromStr for Format {
             "vhost_combined" => Format::VhostCombined,
             "gandi" => Format::Gandi,
             "json" => Format::Json(Box::new(JsonFields::auto())),
-            "json:cloudflare" | "cloudflare" => Format::Json(Box::new(JsonFields::cloudflare())),
+            "cloudflare" => Format::Json(Box::new(JsonFields::cloudflare())),
             "w3c" | "iis" | "cloudfront" => Format::W3c,
             "alb" => Format::Alb,
             "elb" => Format::Elb,
@@ -159,6 +168,9 @@ impl FromStr for Format {
             "haproxy" => Format::Haproxy(Vec::new()),
             "csv" => Format::Csv(Box::new(CsvFormat::csv())),
             "tsv" => Format::Csv(Box::new(CsvFormat::tsv())),
+            "envoy" => Format::Envoy,
+            "lighttpd" => Format::Lighttpd,
+            "parquet" => Format::Parquet(Box::new(JsonFields::auto())),
             other => {
                 if let Some(fmt) = other.strip_prefix("nginx:") {
                     Template::compile(fmt).map_err(|e| e.to_string())?;
@@ -171,9 +183,18 @@ impl FromStr for Format {
                         names.split(',').map(|n| n.trim().to_string()).collect();
                     haproxy::check_capture_names(&names)?;
                     Format::Haproxy(names)
+                } else if let Some(name) = other.strip_prefix("json:") {
+                    let fields = JsonFields::preset(name).ok_or_else(|| {
+                        format!(
+                            "unknown JSON layout {name:?} (json:{})",
+                            JSON_LAYOUTS.join(", json:")
+                        )
+                    })?;
+                    Format::Json(Box::new(fields))
                 } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, w3c, alb, elb, s3, haproxy, csv, tsv, nginx:'<log_format>', regex:'<pattern>')"
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, gandi, json, json:{}, w3c, alb, elb, s3, envoy, lighttpd, haproxy, parquet, csv, tsv, nginx:'<log_format>', regex:'<pattern>')",
+                        JSON_LAYOUTS.join(", json:")
                     ));
                 }
             }
@@ -190,10 +211,10 @@ impl fmt::Display for Format {
             Format::VhostCombined => f.write_str("vhost_combined"),
             Format::Gandi => f.write_str("gandi"),
             Format::Nginx(s) => write!(f, "nginx:{s}"),
-            Format::Json(fields) if **fields == JsonFields::cloudflare() => {
-                f.write_str("json:cloudflare")
-            }
-            Format::Json(_) => f.write_str("json"),
+            Format::Json(fields) => match fields.name() {
+                Some(name) => write!(f, "json:{name}"),
+                None => f.write_str("json"),
+            },
             Format::W3c => f.write_str("w3c"),
             Format::Alb => f.write_str("alb"),
             Format::Elb => f.write_str("elb"),
@@ -202,6 +223,9 @@ impl fmt::Display for Format {
             Format::Haproxy(names) => write!(f, "haproxy:{}", names.join(",")),
             Format::Regex(pattern) => write!(f, "regex:{pattern}"),
             Format::Csv(csv) => write!(f, "{csv}"),
+            Format::Envoy => f.write_str("envoy"),
+            Format::Lighttpd => f.write_str("lighttpd"),
+            Format::Parquet(_) => f.write_str("parquet"),
         }
     }
 }
@@ -224,18 +248,22 @@ enum Kind {
 }
 
 impl Format {
-    /// Applies `--json-fields` overrides: to a JSON format's mapping, or, for
-    /// `auto`, to JSON with the automatic mapping.
+    /// Applies `--json-fields` overrides: to a JSON or Parquet format's
+    /// mapping, or, for `auto`, to JSON with the automatic mapping.
     ///
     /// # Errors
-    /// A bad override, or a format that is not JSON.
+    /// A bad override, or a format that is neither JSON nor Parquet.
     pub fn with_json_fields(self, spec: &str) -> Result<Format, String> {
-        let base = match self {
-            Format::Json(fields) => *fields,
-            Format::Auto => JsonFields::auto(),
-            other => return Err(format!("--json-fields needs --format json (not {other})")),
-        };
-        Ok(Format::Json(Box::new(base.with_overrides(spec)?)))
+        Ok(match self {
+            Format::Json(fields) => Format::Json(Box::new(fields.with_overrides(spec)?)),
+            Format::Parquet(fields) => Format::Parquet(Box::new(fields.with_overrides(spec)?)),
+            Format::Auto => Format::Json(Box::new(JsonFields::auto().with_overrides(spec)?)),
+            other => {
+                return Err(format!(
+                    "--json-fields needs --format json or parquet (not {other})"
+                ));
+            }
+        })
     }
 
     /// Applies `--csv-fields` overrides to a CSV or TSV format.
@@ -288,6 +316,14 @@ impl Format {
                     message,
                 },
             )?),
+            Format::Envoy => Kind::Template(Template::compile_envoy(template::ENVOY)?),
+            Format::Lighttpd => Kind::Template(Template::compile(template::LIGHTTPD)?),
+            Format::Parquet(_) => {
+                return Err(FormatError {
+                    format: "parquet".into(),
+                    message: "Parquet is read by columns, not by lines".into(),
+                });
+            }
         };
         Ok(Compiled { kind })
     }
@@ -339,11 +375,21 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 }
 
 /// Detects the format of a log from its first lines (up to 50 non-empty
-/// lines of `sample`): W3C when it has W3C directives; JSON when its lines
-/// are JSON objects; else the line format that reads the most lines, the
-/// more specific one on a tie (alb, elb, s3, haproxy, gandi,
-/// vhost_combined, combined, common). `None` when no format reads any line.
+/// lines of `sample`): Parquet when it begins with `PAR1`; W3C when it has
+/// W3C directives; JSON when its lines
+/// are JSON objects (a named layout, `json:gcp` and the like, when the
+/// first object has that layout's distinctive keys and the layout reads at
+/// least half the lines; else the automatic mapping); else the line format
+/// that reads the most lines, the more specific one on a tie (envoy, alb,
+/// elb, s3, haproxy, gandi, vhost_combined, lighttpd, combined, common).
+/// lighttpd's lines also read as combined: only lines whose second field
+/// is a host name or address count for lighttpd (combined's second field,
+/// identd's answer, is `-` unless the server asks identd, which Apache and
+/// nginx do not by default). `None` when no format reads any line.
 pub fn detect(sample: &[u8]) -> Option<Format> {
+    if sample.starts_with(b"PAR1") {
+        return Some(Format::Parquet(Box::new(JsonFields::auto())));
+    }
     let lines: Vec<&[u8]> = sample
         .split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
@@ -359,23 +405,33 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
         .first()
         .is_some_and(|l| l.trim_ascii_start().starts_with(b"{"))
     {
+        let reads = |fields: &JsonFields| lines.iter().filter(|l| fields.recognises(l)).count();
+        let layout = JsonFields::detect(&lines);
+        if layout.name().is_some() {
+            let ok = reads(&layout);
+            if ok * 2 >= lines.len() && ok > 0 {
+                return Some(Format::Json(Box::new(layout)));
+            }
+        }
         let fields = JsonFields::auto();
-        let ok = lines.iter().filter(|l| fields.recognises(l)).count();
+        let ok = reads(&fields);
         return (ok * 2 >= lines.len() && ok > 0).then_some(Format::Json(Box::new(fields)));
     }
     // Combined lines also read as common (which ignores their end), so a
     // common count is no evidence against combined: the most specific
     // candidate that reads at least half as many lines as the best wins
     // (combined then also keeps the odd common-format line, leniently).
-    // No AWS or HAProxy line reads in another format, nor another format's
-    // line as AWS or HAProxy.
+    // No AWS, HAProxy or Envoy line reads in another format, nor another
+    // format's line as AWS, HAProxy or Envoy.
     let candidates = [
+        Format::Envoy,
         Format::Alb,
         Format::Elb,
         Format::S3,
         Format::Haproxy(Vec::new()),
         Format::Gandi,
         Format::VhostCombined,
+        Format::Lighttpd,
         Format::Combined,
         Format::Common,
     ];
@@ -385,7 +441,13 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
             let compiled = c.compile().expect("built-in formats compile");
             lines
                 .iter()
-                .filter(|l| compiled.parse_strict(l).is_ok())
+                .filter(|l| match compiled.parse_strict(l) {
+                    Ok(r) if *c == Format::Lighttpd => {
+                        r.host.as_deref().is_some_and(looks_like_host)
+                    }
+                    Ok(_) => true,
+                    Err(_) => false,
+                })
                 .count()
         })
         .collect();
@@ -398,6 +460,14 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
         .zip(counts)
         .find(|(_, n)| n * 2 >= best)
         .map(|(f, _)| f)
+}
+
+/// Does lighttpd's second field look like a host (`example.com`,
+/// `192.0.2.1`, `[2001:db8::1]:8080`, `localhost`), not a user name?
+fn looks_like_host(host: &[u8]) -> bool {
+    host.iter()
+        .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b':' | b'[' | b']'))
+        && (host.iter().any(|&b| b == b'.' || b == b':') || host.eq_ignore_ascii_case(b"localhost"))
 }
 
 #[cfg(test)]
@@ -439,6 +509,14 @@ mod tests {
             "haproxy:Host,User-Agent",
             "csv",
             "tsv",
+            "envoy",
+            "lighttpd",
+            "parquet",
+            "json:gcp",
+            "json:azure",
+            "json:fastly",
+            "json:akamai",
+            "json:traefik",
         ] {
             assert_eq!(name.parse::<Format>().unwrap().to_string(), name);
         }
@@ -452,6 +530,23 @@ mod tests {
                 .unwrap_err()
                 .contains("is not a header name")
         );
+        assert_eq!(
+            "cloudflare".parse::<Format>().unwrap().to_string(),
+            "json:cloudflare"
+        );
+        assert!(
+            "json:splunk"
+                .parse::<Format>()
+                .unwrap_err()
+                .contains("unknown JSON layout \"splunk\" (json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, json:traefik)")
+        );
+        // --json-fields on a layout makes it a custom mapping.
+        let custom = "json:gcp"
+            .parse::<Format>()
+            .unwrap()
+            .with_json_fields("host=h")
+            .unwrap();
+        assert_eq!(custom.to_string(), "json");
         let f: Format = "nginx:$remote_addr [$time_local] \"$request\" $status"
             .parse()
             .unwrap();
@@ -495,6 +590,18 @@ mod tests {
         let json = br#"{"ClientIP":"1.2.3.4","ClientRequestURI":"/","EdgeStartTimestamp":"2024-01-01T00:00:00Z"}"#;
         assert_eq!(
             detect(json),
+            Some(Format::Json(Box::new(JsonFields::cloudflare())))
+        );
+        let caddy = br#"{"ts":1714571736.5,"request":{"remote_ip":"192.0.2.1","method":"GET","uri":"/"},"status":200}"#;
+        assert_eq!(
+            detect(caddy),
+            Some(Format::Json(Box::new(JsonFields::auto())))
+        );
+        // A layout's keys on the first line, but its time missing on most
+        // lines: the automatic mapping, if it reads them.
+        let odd = br#"{"httpRequest":{"requestUrl":"/"},"time":"2024-01-01T00:00:00Z","uri":"/"}"#;
+        assert_eq!(
+            detect(odd),
             Some(Format::Json(Box::new(JsonFields::auto())))
         );
         assert_eq!(detect(b"hello\nworld\n"), None);
@@ -509,6 +616,20 @@ mod tests {
         assert_eq!(detect(old_s3), Some(Format::S3));
         let haproxy = br#"Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 {1wt.eu} {} "GET /index.html HTTP/1.1""#;
         assert_eq!(detect(haproxy), Some(Format::Haproxy(Vec::new())));
+        let envoy = br#"[2024-05-01T13:55:36.310Z] "GET / HTTP/1.1" 200 - 0 1 1 1 "192.0.2.1" "curl/8.0" "id" "a.example" "10.0.0.1:80""#;
+        assert_eq!(detect(envoy), Some(Format::Envoy));
+        // lighttpd: the host second; combined: identd's `-` there.
+        let lighttpd = br#"1.2.3.4 www.example.com - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        assert_eq!(detect(lighttpd), Some(Format::Lighttpd));
+        let localhost =
+            br#"1.2.3.4 localhost - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        assert_eq!(detect(localhost), Some(Format::Lighttpd));
+        let ident =
+            br#"1.2.3.4 frank - [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        assert_eq!(detect(ident), Some(Format::Combined));
+        // An absolute target (varnishncsa) is no host in the second field.
+        let varnish = br#"1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET http://a.example/ HTTP/1.1" 200 1 "-" "UA""#;
+        assert_eq!(detect(varnish), Some(Format::Combined));
         // A combined log with a few common-format lines is still combined.
         let mixed = [&combined[..], common, combined, combined].concat();
         assert_eq!(detect(&mixed), Some(Format::Combined));

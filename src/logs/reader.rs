@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::csv_log::CsvFormat;
-use super::{BadReason, Compiled, Format, Input, Request, detect};
+use super::{BadReason, Compiled, Format, Input, JsonFields, Request, detect};
 
 /// Receives the requests of one chunk of a log, in line order.
 pub trait Sink: Send {
@@ -609,6 +609,26 @@ where
         }
         return read_stream(file, report, options, make_sink);
     }
+    // A Parquet file is read by columns, with the JSON mapping (a JSON
+    // mapping given with --json-fields applies to it: no JSON text begins
+    // with PAR1).
+    if buf.starts_with(parquet::MAGIC) {
+        let fields = match &options.format {
+            Format::Auto => Some(JsonFields::auto()),
+            Format::Json(fields) | Format::Parquet(fields) => Some((**fields).clone()),
+            _ => None,
+        };
+        if let Some(fields) = fields {
+            return parquet::read_parquet(path, len, report, &fields, make_sink);
+        }
+    } else if let Format::Parquet(_) = &options.format {
+        report.format = options.format.to_string();
+        report.fault = Some(format!(
+            "{} is not a Parquet file (it does not begin with PAR1)",
+            path.display()
+        ));
+        return (Vec::new(), report);
+    }
     let Some(format) = resolve_format(&options.format, &buf) else {
         report.fault = Some(undetected(&report.path));
         report.format = "undetected".into();
@@ -691,7 +711,7 @@ where
 
 fn undetected(name: &str) -> String {
     format!(
-        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, gandi, json, w3c, alb, elb, s3, haproxy): \
+        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, gandi, lighttpd, envoy, json, w3c, alb, elb, s3, haproxy, parquet): \
          give --format, e.g. --format nginx:'<log_format from nginx.conf>'"
     )
 }
@@ -964,6 +984,16 @@ where
             }
             if parser.is_none() && !buf.is_empty() {
                 match resolve_format(&options.format, &buf[..buf.len().min(DETECT_BYTES)]) {
+                    Some(f @ Format::Parquet(_)) => {
+                        format_name = f.to_string();
+                        fault.get_or_insert_with(|| {
+                            format!(
+                                "{}: a Parquet log is read from a file, not from standard input or a compressed stream (Parquet compresses inside the file): write it to a file, decompressed, first",
+                                report.path
+                            )
+                        });
+                        break;
+                    }
                     Some(f) => {
                         format_name = f.to_string();
                         parser = Some(f.compile().expect("formats were validated when given"));
@@ -1241,6 +1271,8 @@ where
     merge(&mut report, [counts]);
     (sinks, report)
 }
+
+mod parquet;
 
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,9 @@
 //! Line formats made of literal text and fields: Apache/nginx `combined`,
-//! `common`, Apache `vhost_combined`, any nginx `log_format` string, Gandi's
-//! hosting log, and the access logs of AWS Application Load Balancers,
-//! classic Elastic Load Balancers and S3 (built-in templates with a few
-//! AWS-only fields).
+//! `common`, Apache `vhost_combined`, lighttpd's default, any nginx
+//! `log_format` string, Gandi's hosting log, the access logs of AWS
+//! Application Load Balancers, classic Elastic Load Balancers and S3
+//! (built-in templates with a few AWS-only fields), and Envoy's default
+//! access log.
 //!
 //! A format compiles to a list of literals and fields. A line is read left
 //! to right: a literal must be there; a field runs to the next literal (a
@@ -43,6 +44,9 @@ pub(crate) enum Field {
     Bucket,
     /// S3's `Host` header field: the host; older lines end before it.
     HostHeader,
+    /// Envoy's `"%REQ(X-FORWARDED-FOR)%"`: the client is the list's first
+    /// address (Envoy's default format logs no other client address).
+    ForwardedFor,
     /// A field whose value is not used (`$remote_user`, `$request_time`, unknown variables).
     Ignore,
 }
@@ -67,6 +71,16 @@ fn field_of(variable: &str) -> Field {
         "server_name" => Field::ServerName,
         "vhost" => Field::VHost,
         _ => Field::Ignore,
+    }
+}
+
+/// The fields of the built-in Envoy template: nginx's, and
+/// `$envoy_forwarded_for` (ignored in an nginx `log_format`, as any unknown
+/// variable is).
+fn envoy_field_of(variable: &str) -> Field {
+    match variable {
+        "envoy_forwarded_for" => Field::ForwardedFor,
+        other => field_of(other),
     }
 }
 
@@ -97,6 +111,9 @@ pub(crate) struct Template {
     /// before the trailing fields AWS added over the years (also when
     /// detecting the format), a quoted field included.
     aws: bool,
+    /// Envoy's log: a request line whose method is `-` (a request Envoy
+    /// could not parse: `"- - HTTP/1.1"`) is no request.
+    envoy: bool,
     /// The last `$time_local` text read and its value: consecutive lines
     /// mostly share their second, and this skips the date arithmetic.
     last_time: Cell<([u8; 32], usize, LogTime)>,
@@ -132,6 +149,20 @@ pub(crate) const VHOST_COMBINED: &str = r#"$vhost $remote_addr $ignore $remote_u
 /// Gandi publishes no reference for it: this is the layout as its logs
 /// show it.
 pub(crate) const GANDI: &str = r#"$host $remote_addr $ignore $remote_user [$time_local] ($request_time) "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+
+/// lighttpd's default `accesslog.format`, `%h %V %u %t "%r" %>s %b
+/// "%{Referer}i" "%{User-Agent}i"` (<https://redmine.lighttpd.net/projects/lighttpd/wiki/Docs_ModAccesslog>):
+/// combined with the request's host (`%V`) where combined has identd.
+pub(crate) const LIGHTTPD: &str = r#"$remote_addr $host $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+
+/// Envoy's default access log format, as documented in
+/// <https://www.envoyproxy.io/docs/envoy/latest/configuration/observability/access_log/usage#default-format-string>:
+/// `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%
+/// %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% %BYTES_RECEIVED%
+/// %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)%
+/// "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%"
+/// "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%"`.
+pub(crate) const ENVOY: &str = r#"[$time_iso8601] "$request" $status $response_flags $bytes_received $body_bytes_sent $duration $upstream_service_time "$envoy_forwarded_for" "$http_user_agent" "$request_id" "$host" "$upstream_host""#;
 
 /// AWS Application Load Balancer, as documented in
 /// <https://docs.aws.amazon.com/elasticloadbalancing/latest/application/load-balancer-access-logs.html>:
@@ -216,6 +247,13 @@ impl Template {
         Template::compile_with(format, aws_field_of, true)
     }
 
+    /// Compiles the built-in Envoy template ([`ENVOY`]).
+    pub(crate) fn compile_envoy(format: &str) -> Result<Template, FormatError> {
+        let mut template = Template::compile_with(format, envoy_field_of, false)?;
+        template.envoy = true;
+        Ok(template)
+    }
+
     fn compile_with(
         format: &str,
         field_of: fn(&str) -> Field,
@@ -297,6 +335,7 @@ impl Template {
             items,
             has_time,
             aws,
+            envoy: false,
             last_time: Cell::new((
                 [0; 32],
                 usize::MAX,
@@ -425,6 +464,7 @@ impl Template {
                     match field {
                         Field::RemoteAddr => req.client = Cow::Borrowed(value),
                         Field::ClientPort => req.client = Cow::Borrowed(without_port(value)),
+                        Field::ForwardedFor => req.client = Cow::Borrowed(first_forwarded(value)),
                         Field::Bucket => bucket = Some(value),
                         Field::TimeLocal => {
                             time = Some(self.clf_cached(value).ok_or(BadReason::Time)?)
@@ -434,7 +474,9 @@ impl Template {
                         Field::Request => match split_request_line(value) {
                             // AWS load balancers log `- - -` for a request
                             // that was none (malformed, or a TCP listener).
-                            Some((b"-", _, _)) if self.aws => req.valid_request = false,
+                            Some((b"-", _, _)) if self.aws || self.envoy => {
+                                req.valid_request = false
+                            }
                             Some((m, t, p)) => {
                                 req.method = Cow::Borrowed(m);
                                 req.target = Cow::Borrowed(t);
@@ -500,6 +542,13 @@ pub(crate) fn without_port(v: &[u8]) -> &[u8] {
         Some(c) if c + 1 < v.len() && v[c + 1..].iter().all(u8::is_ascii_digit) => &v[..c],
         _ => v,
     }
+}
+
+/// The first address of an `X-Forwarded-For` list (`198.51.100.7,
+/// 10.0.0.1`): the original client.
+fn first_forwarded(v: &[u8]) -> &[u8] {
+    let first = &v[..memchr::memchr(b',', v).unwrap_or(v.len())];
+    first.trim_ascii()
 }
 
 /// `hay.starts_with(needle)` for the short literals of a format, compared
@@ -929,5 +978,60 @@ mod tests {
                 .to_string()
                 .contains("unclosed")
         );
+    }
+
+    #[test]
+    fn envoy_default_format() {
+        let t = Template::compile_envoy(ENVOY).unwrap();
+        let line = br#"[2024-05-01T13:55:36.310Z] "GET /api/v1/items?page=2 HTTP/2" 200 - 0 1834 12 10 "66.249.66.1,10.0.0.2" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "www.example.com" "10.0.2.1:8080""#;
+        let r = t.parse(line).unwrap();
+        assert_eq!(
+            (r.client(), r.method(), r.target(), r.protocol()),
+            (
+                &b"66.249.66.1"[..],
+                &b"GET"[..],
+                &b"/api/v1/items?page=2"[..],
+                &b"HTTP/2"[..]
+            )
+        );
+        assert_eq!((r.status(), r.bytes()), (200, Some(1834)));
+        assert_eq!(r.host(), Some(&b"www.example.com"[..]));
+        assert_eq!(r.resolution(), 1_000_000);
+        assert_eq!(
+            r.user_agent(),
+            b"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+        );
+        // No X-Forwarded-For, no authority; a request Envoy could not parse.
+        let r = t.parse(br#"[2024-05-01T13:55:37.000Z] "- - HTTP/1.1" 400 DPE 0 11 0 - "-" "-" "-" "-" "-""#).unwrap();
+        assert_eq!(
+            (r.is_valid_request(), r.status(), r.client(), r.host()),
+            (false, 400, &b"-"[..], None)
+        );
+        assert_eq!(
+            t.parse(br#"[2024-05-01T13:55:36.310Z] "GET / HTTP/1.1" 2000 - 0 1 1 - "-" "-" "-" "-" "-""#),
+            Err(BadReason::Status)
+        );
+        assert_eq!(
+            t.parse(b"[2024-05-01T13:55:36.310Z] garbage"),
+            Err(BadReason::Layout)
+        );
+        // In an nginx format, the Envoy-only name is ignored.
+        let nginx = Template::compile("$envoy_forwarded_for [$time_local] \"$request\"").unwrap();
+        let r = nginx
+            .parse(br#"192.0.2.1 [01/Jan/2024:00:00:00 +0000] "GET / HTTP/1.1""#)
+            .unwrap();
+        assert_eq!(r.client(), b"");
+    }
+
+    #[test]
+    fn lighttpd_default_format() {
+        let t = Template::compile(LIGHTTPD).unwrap();
+        let r = t.parse(br#"192.0.2.5 www.example.com - [01/May/2024:13:55:36 +0000] "GET /a?b=1 HTTP/1.1" 200 512 "https://duckduckgo.com/" "Mozilla/5.0 (compatible; DuckDuckBot-Https/1.1)""#).unwrap();
+        assert_eq!(
+            (r.client(), r.target(), r.status(), r.bytes()),
+            (&b"192.0.2.5"[..], &b"/a?b=1"[..], 200, Some(512))
+        );
+        assert_eq!(r.host(), Some(&b"www.example.com"[..]));
+        assert_eq!(r.referer(), b"https://duckduckgo.com/");
     }
 }

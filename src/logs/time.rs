@@ -370,7 +370,9 @@ pub fn parse_parts(parts: &DateParts<'_>) -> Option<LogTime> {
 
 /// Any of the forms above, tried in turn (for JSON logs, whose time field
 /// may be any of them); a bare number is epoch seconds, or milliseconds,
-/// microseconds or nanoseconds when it is too large to be seconds.
+/// microseconds or nanoseconds when it is too large to be seconds. An ISO
+/// time may end with `UTC` or `GMT` instead of `Z` (strftime's `%Z`, as
+/// Fastly's `%{...%Z}t` writes it).
 pub fn parse_any(s: &[u8]) -> Option<LogTime> {
     let s = s.trim_ascii();
     let s = s
@@ -394,6 +396,19 @@ pub fn parse_any(s: &[u8]) -> Option<LogTime> {
     parse_iso(s)
         .or_else(|| parse_clf(s))
         .or_else(|| parse_epoch(s))
+        .or_else(|| {
+            let zoneless = s
+                .strip_suffix(b"UTC")
+                .or_else(|| s.strip_suffix(b"GMT"))?
+                .trim_ascii_end();
+            // Only a time without a zone of its own: `...:36+02:00 UTC` is no time.
+            parse_iso(zoneless).filter(|_| {
+                zoneless.len() >= 19
+                    && !zoneless[19..]
+                        .iter()
+                        .any(|b| matches!(b, b'Z' | b'z' | b'+' | b'-'))
+            })
+        })
 }
 
 #[cfg(test)]
@@ -489,6 +504,17 @@ mod tests {
             s("2000-10-10T20:55:36Z", SECOND)
         );
         assert_eq!(parse_any(b"yesterday"), None);
+        // strftime's %Z (Fastly), BigQuery's ` UTC`.
+        assert_eq!(
+            show(parse_any(b"2024-05-01T13:55:36UTC")),
+            s("2024-05-01T13:55:36Z", SECOND)
+        );
+        assert_eq!(
+            show(parse_any(b"2024-05-01 13:55:36.25 GMT")),
+            s("2024-05-01T13:55:36.25Z", 10_000_000)
+        );
+        assert_eq!(parse_any(b"2024-05-01T13:55:36+02:00 UTC"), None);
+        assert_eq!(parse_any(b"UTC"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! shard reports read back by `merge` ([`Report::merge`]) and the
 //! `--state` file ([`read_state`], [`write_state`]).
 
-mod contain;
+pub(crate) mod contain;
 mod html;
 mod merge;
 mod out_dir;

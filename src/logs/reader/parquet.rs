@@ -1,0 +1,410 @@
+//! Parquet logs (a data lake's landing format), read through polars: the
+//! JSON field mapping (the names `--json-fields` takes) picks a column for
+//! each field, the file's row groups are read in parallel (one sink each,
+//! in file order), and every row is accounted for as a line: parsed, or
+//! bad with a reason.
+//!
+//! A field's column is the first of its candidate names that the file has
+//! (a top-level column; a struct's fields are not reached into). A
+//! timestamp column is read as the instant it holds, at its unit's
+//! resolution (a timestamp without a time zone is UTC); any other column is
+//! read as text (numbers, strings, RFC 3339 or epoch times), as a JSON
+//! value would be. The Parquet decoder runs under
+//! [`contain`](crate::report::contain::contain): a file that makes it panic
+//! is a fault naming the row group, not a crash.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::path::Path;
+
+use polars::prelude::{
+    DataFrame, DataType, ParallelStrategy, ParquetReader, SerReader, StringChunked, TimeUnit,
+};
+use rayon::prelude::*;
+
+use super::{Counts, FileReport, MAX_SAMPLES, SAMPLE_BYTES, Sink, merge};
+use crate::logs::json::{FIELDS, JsonFields, NAMES, TIME};
+use crate::logs::time::LogTime;
+use crate::report::contain::contain;
+
+/// The first (and last) bytes of a Parquet file.
+pub(crate) const MAGIC: &[u8] = b"PAR1";
+
+/// Reads the Parquet log `path` (its first bytes are [`MAGIC`]) with the
+/// mapping `fields` into sinks made by `make_sink`, one per row group.
+pub(super) fn read_parquet<S, F>(
+    path: &Path,
+    len: u64,
+    mut report: FileReport,
+    fields: &JsonFields,
+    make_sink: &F,
+) -> (Vec<S>, FileReport)
+where
+    S: Sink,
+    F: Fn() -> S + Sync,
+{
+    report.format = "parquet".into();
+    let name = path.display().to_string();
+    let footer = contain(|| -> Result<_, String> {
+        let file = File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+        let mut reader = ParquetReader::new(file);
+        let schema = reader
+            .schema()
+            .map_err(|e| format!("{name}: not a readable Parquet file ({e})"))?;
+        let meta = reader
+            .get_metadata()
+            .map_err(|e| format!("{name}: not a readable Parquet file ({e})"))?
+            .clone();
+        Ok((schema, meta))
+    });
+    let (schema, meta) = match footer {
+        Ok(Ok(footer)) => footer,
+        Ok(Err(e)) => {
+            report.fault = Some(e);
+            return (Vec::new(), report);
+        }
+        Err(panic) => {
+            report.fault = Some(format!(
+                "{name}: the Parquet reader failed on its footer ({panic})"
+            ));
+            return (Vec::new(), report);
+        }
+    };
+    // The column of each logical field: its first candidate the file has.
+    let columns: Vec<Option<String>> = (0..FIELDS)
+        .map(|f| {
+            fields
+                .candidates(f)
+                .iter()
+                .find(|c| schema.contains(c.as_str()))
+                .cloned()
+        })
+        .collect();
+    if columns[TIME].is_none() {
+        report.fault = Some(format!(
+            "{name}: no column for the time (tried {}): name it with --json-fields time=COLUMN",
+            fields.candidates(TIME).join(", ")
+        ));
+        return (Vec::new(), report);
+    }
+    let mut wanted: Vec<String> = columns.iter().flatten().cloned().collect();
+    wanted.sort();
+    wanted.dedup();
+    let mut groups = Vec::with_capacity(meta.row_groups.len());
+    let mut first_row = 0usize;
+    for group in &meta.row_groups {
+        groups.push((first_row, group.num_rows()));
+        first_row += group.num_rows();
+    }
+    let results: Vec<Result<(S, Counts), String>> = groups
+        .par_iter()
+        .enumerate()
+        .map(|(index, &(start, rows))| {
+            let frame = contain(|| {
+                let file = File::open(path).map_err(|e| e.to_string())?;
+                let mut reader = ParquetReader::new(file);
+                reader.set_metadata(meta.clone());
+                reader
+                    .with_slice(Some((start, rows)))
+                    .with_columns(Some(wanted.clone()))
+                    .read_parallel(ParallelStrategy::None)
+                    .finish()
+                    .map_err(|e| e.to_string())
+            });
+            let failed = |why: String| {
+                format!(
+                    "{name}: row group {} (rows {} to {}) could not be read ({why}): the rows before it were used; give --allow-partial to accept them",
+                    index + 1,
+                    start + 1,
+                    start + rows
+                )
+            };
+            let frame = match frame {
+                Ok(Ok(frame)) => frame,
+                Ok(Err(e)) | Err(e) => return Err(failed(e)),
+            };
+            let mut sink = make_sink();
+            let counts = parse_rows(&frame, &columns, fields, &mut sink).map_err(failed)?;
+            sink.finish();
+            Ok((sink, counts))
+        })
+        .collect();
+    let mut sinks = Vec::with_capacity(results.len());
+    for result in results {
+        match result {
+            Ok((sink, counts)) => {
+                sinks.push(sink);
+                merge(&mut report, [counts]);
+            }
+            Err(e) => {
+                report.fault = Some(e);
+                break;
+            }
+        }
+    }
+    report.bytes = len;
+    (sinks, report)
+}
+
+/// A field's column, ready to read row by row: as text, and as instants
+/// when it is a timestamp (the time field).
+struct FieldColumn {
+    text: StringChunked,
+    instants: Option<(Vec<Option<i64>>, i64)>,
+}
+
+/// Reads the rows of one row group into `sink`, accounting for each.
+fn parse_rows<S: Sink>(
+    frame: &DataFrame,
+    columns: &[Option<String>],
+    fields: &JsonFields,
+    sink: &mut S,
+) -> Result<Counts, String> {
+    let mut prepared: Vec<Option<FieldColumn>> = Vec::with_capacity(columns.len());
+    for (field, column) in columns.iter().enumerate() {
+        let Some(column) = column else {
+            prepared.push(None);
+            continue;
+        };
+        let column = frame.column(column).map_err(|e| e.to_string())?;
+        let instants = match column.dtype() {
+            DataType::Datetime(unit, _) if field == TIME => {
+                let per_unit = match unit {
+                    TimeUnit::Nanoseconds => 1,
+                    TimeUnit::Microseconds => 1_000,
+                    TimeUnit::Milliseconds => 1_000_000,
+                };
+                let values = column.datetime().map_err(|e| e.to_string())?;
+                Some((values.physical().iter().collect(), per_unit))
+            }
+            _ => None,
+        };
+        let text = column
+            .cast(&DataType::String)
+            .map_err(|e| format!("column {:?} cannot be read as text: {e}", column.name()))?;
+        let text = text.str().map_err(|e| e.to_string())?.clone();
+        prepared.push(Some(FieldColumn { text, instants }));
+    }
+    let mut counts = Counts::default();
+    for row in 0..frame.height() {
+        counts.lines += 1;
+        let text = |field: usize| -> Option<Cow<'_, [u8]>> {
+            prepared[field]
+                .as_ref()
+                .and_then(|c| c.text.get(row))
+                .map(|s| Cow::Borrowed(s.as_bytes()))
+        };
+        let time = prepared[TIME].as_ref().and_then(|c| {
+            let (values, per_unit) = c.instants.as_ref()?;
+            let value = values[row]?;
+            Some(LogTime {
+                nanos: value.checked_mul(*per_unit)?,
+                resolution: *per_unit,
+            })
+        });
+        match fields.build(text, time) {
+            Ok(request) => {
+                counts.parsed += 1;
+                if !request.is_valid_request() {
+                    counts.not_requests += 1;
+                }
+                sink.record(&request);
+            }
+            Err(reason) => {
+                *counts.bad.entry(reason).or_insert(0) += 1;
+                if counts.samples.len() < MAX_SAMPLES {
+                    let mut shown = String::new();
+                    for (field, column) in prepared.iter().enumerate() {
+                        if let Some(value) = column.as_ref().and_then(|c| c.text.get(row)) {
+                            if !shown.is_empty() {
+                                shown.push(' ');
+                            }
+                            shown.push_str(NAMES[field]);
+                            shown.push('=');
+                            shown.push_str(value);
+                        }
+                    }
+                    let mut end = shown.len().min(SAMPLE_BYTES);
+                    while !shown.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    shown.truncate(end);
+                    counts.samples.push((counts.lines, reason, shown));
+                }
+            }
+        }
+    }
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use polars::prelude::{Column, IntoColumn, NamedFrom, ParquetWriter, Series};
+
+    use super::*;
+    use crate::logs::{Format, Input, ReadOptions, Request, read_input};
+
+    /// Keeps (target, status, time, host) of every request.
+    #[derive(Debug, Default)]
+    struct Keep(Vec<(String, u16, i64, Option<String>)>);
+
+    impl Sink for Keep {
+        fn record(&mut self, r: &Request<'_>) {
+            self.0.push((
+                String::from_utf8_lossy(r.target()).into_owned(),
+                r.status(),
+                r.time(),
+                r.host().map(|h| String::from_utf8_lossy(h).into_owned()),
+            ));
+        }
+    }
+
+    fn write(name: &str, mut frame: DataFrame, group: usize) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("crawlaudit-parquet-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        ParquetWriter::new(File::create(&path).unwrap())
+            .with_row_group_size(Some(group))
+            .finish(&mut frame)
+            .unwrap();
+        path
+    }
+
+    fn read(path: &Path, format: &str) -> (Vec<Keep>, FileReport) {
+        let options = ReadOptions {
+            format: format.parse::<Format>().unwrap(),
+            chunk_size: 1,
+        };
+        read_input(&Input::File(path.to_path_buf()), &options, &Keep::default)
+    }
+
+    #[test]
+    fn row_groups_in_parallel_one_sink_each_in_order() {
+        let rows = 1000;
+        let time: Vec<i64> = (0..rows).map(|i| 1_714_979_289_000 + i).collect();
+        let uri: Vec<String> = (0..rows).map(|i| format!("/p{i}")).collect();
+        let status: Vec<Option<i64>> = (0..rows)
+            .map(|i| if i == 500 { Some(1000) } else { Some(200) })
+            .collect();
+        let frame = DataFrame::new(
+            rows as usize,
+            vec![
+                Series::new("timestamp".into(), time)
+                    .cast(&DataType::Datetime(TimeUnit::Milliseconds, None))
+                    .unwrap()
+                    .into_column(),
+                Column::new("uri".into(), uri),
+                Column::new("status".into(), status),
+            ],
+        )
+        .unwrap();
+        let path = write("groups.parquet", frame, 100);
+        let (sinks, report) = read(&path, "auto");
+        assert_eq!(report.fault, None);
+        assert_eq!((report.format.as_str(), sinks.len()), ("parquet", 10));
+        assert_eq!((report.lines, report.parsed, report.bad), (1000, 999, 1));
+        assert_eq!(report.samples[0].line, 501);
+        assert_eq!(report.samples[0].reason, "status");
+        let all: Vec<_> = sinks.into_iter().flat_map(|k| k.0).collect();
+        assert_eq!(all[0].0, "/p0");
+        assert_eq!(all[998].0, "/p999");
+        // Milliseconds: the time and its resolution.
+        assert_eq!(all[1].2, 1_714_979_289_001_000_000);
+    }
+
+    #[test]
+    fn mapping_names_columns_and_text_times() {
+        let frame = DataFrame::new(
+            2,
+            vec![
+                Column::new("when".into(), ["2024-05-06T07:08:09Z", "1714979290"]),
+                Column::new(
+                    "url".into(),
+                    ["https://www.example.com/a?b=1", "/robots.txt"],
+                ),
+                Column::new("path".into(), ["/not-this", "/nor-this"]),
+                Column::new("code".into(), [200i32, 404]),
+            ],
+        )
+        .unwrap();
+        let path = write("mapped.parquet", frame, 10);
+        // --json-fields on parquet (and on json: no JSON text begins with PAR1).
+        for format in ["parquet", "json"] {
+            let format = format
+                .parse::<Format>()
+                .unwrap()
+                .with_json_fields("time=when, uri=url, status=code")
+                .unwrap();
+            let options = ReadOptions {
+                format,
+                chunk_size: 1,
+            };
+            let (sinks, report) = read_input(&Input::File(path.clone()), &options, &Keep::default);
+            assert_eq!((report.fault, report.parsed), (None, 2));
+            let all: Vec<_> = sinks.into_iter().flat_map(|k| k.0).collect();
+            assert_eq!(
+                all,
+                vec![
+                    (
+                        "/a?b=1".to_string(),
+                        200,
+                        1_714_979_289_000_000_000,
+                        Some("www.example.com".to_string())
+                    ),
+                    (
+                        "/robots.txt".to_string(),
+                        404,
+                        1_714_979_290_000_000_000,
+                        None
+                    ),
+                ]
+            );
+        }
+        // Without the mapping, no time column: a fault that says what to do.
+        let (_, report) = read(&path, "parquet");
+        let fault = report.fault.unwrap();
+        assert!(fault.contains("no column for the time"), "{fault}");
+        assert!(fault.contains("--json-fields time=COLUMN"), "{fault}");
+    }
+
+    #[test]
+    fn broken_and_other_files_are_faults() {
+        let frame = DataFrame::new(
+            1,
+            vec![
+                Column::new("timestamp".into(), ["2024-05-06T07:08:09Z"]),
+                Column::new("uri".into(), ["/"]),
+            ],
+        )
+        .unwrap();
+        let path = write("whole.parquet", frame, 10);
+        let bytes = std::fs::read(&path).unwrap();
+        // Truncated: its footer is gone.
+        let cut = path.with_file_name("cut.parquet");
+        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+        let (sinks, report) = read(&cut, "auto");
+        assert!(sinks.is_empty());
+        let fault = report.fault.unwrap();
+        assert!(
+            fault.contains("not a readable Parquet file") || fault.contains("failed"),
+            "{fault}"
+        );
+        // Not Parquet, given as Parquet.
+        let text = path.with_file_name("text.log");
+        std::fs::write(&text, b"hello\n").unwrap();
+        let (_, report) = read(&text, "parquet");
+        assert!(report.fault.unwrap().contains("is not a Parquet file"));
+        // Parquet through a stream (gzip): refused, with the way out.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &bytes).unwrap();
+        let gz_path = path.with_file_name("whole.parquet.gz");
+        std::fs::write(&gz_path, gz.finish().unwrap()).unwrap();
+        let (_, report) = read(&gz_path, "auto");
+        assert!(
+            report
+                .fault
+                .unwrap()
+                .contains("a Parquet log is read from a file")
+        );
+    }
+}
