@@ -272,7 +272,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         ctx = ctx.with_state(crawlaudit::report::read_state(path)?);
     }
     // The robots.txt lookups, handed from chunk to chunk.
-    let lookups = Lookups::default();
+    // Neither is ever dropped: the process ends after the run, and freeing
+    // a CDN's thousands of parsed robots.txt files one by one would only
+    // cost time.
+    let ctx = std::mem::ManuallyDrop::new(ctx);
+    let lookups = std::mem::ManuallyDrop::new(Lookups::default());
     let options = ReadOptions {
         format,
         ..ReadOptions::default()

@@ -170,45 +170,61 @@ impl<'c> Rules<'c> {
     /// for a User-Agent the catalogue does not know): either's tokens
     /// count. When the answer is no, no request of the identity on the host
     /// can break a delay, and its requests need not be kept in order.
-    pub(crate) fn may_delay(&mut self, rules: &HostRules, host: &str, name: &str) -> bool {
+    pub(crate) fn may_delay(
+        &mut self,
+        rules: &HostRules,
+        host: &str,
+        crawler: &Arc<Crawler>,
+    ) -> bool {
         if !rules.judged {
             return false;
         }
+        let name = crawler.name();
         let address = rules as *const HostRules as usize;
         if let Some(&answer) = self.delays.get(&(address, Box::from(name))) {
             return answer;
         }
-        let catalogue = self.ctx.catalogue();
-        let mut readings: Vec<(Vec<&str>, bool)> = Vec::new();
-        if let Some(c) = catalogue.by_name(name) {
-            readings.push((
-                c.tokens().iter().map(String::as_str).collect(),
-                c.obeys_global(),
-            ));
-        }
-        // The heuristic's crawler of that name: its product token, and the
-        // global group.
-        let token = crate::robots::product_token(name);
-        readings.push((
-            if token.is_empty() {
-                vec![]
-            } else {
-                vec![token]
-            },
-            true,
-        ));
-        let answer = self
+        let policies = self
             .ctx
             .snapshot()
-            .policies_during(host, crate::time::ALWAYS, i64::MAX)
+            .policies_during(host, crate::time::ALWAYS, i64::MAX);
+        // This crawler's reading, through the groups the requests use.
+        let mut answer = policies
             .iter()
-            .any(|policy| {
+            .any(|policy| self.group(policy, crawler).1.is_some());
+        if !answer {
+            // The other crawlers of that name: the catalogue's, and the
+            // heuristic's (its product token, and the global group).
+            let own: (Vec<&str>, bool) = (
+                crawler.tokens().iter().map(String::as_str).collect(),
+                crawler.obeys_global(),
+            );
+            let mut readings: Vec<(Vec<&str>, bool)> = Vec::new();
+            let catalogue = self.ctx.catalogue();
+            if let Some(c) = catalogue.by_name(name) {
+                readings.push((
+                    c.tokens().iter().map(String::as_str).collect(),
+                    c.obeys_global(),
+                ));
+            }
+            let token = crate::robots::product_token(name);
+            readings.push((
+                if token.is_empty() {
+                    vec![]
+                } else {
+                    vec![token]
+                },
+                true,
+            ));
+            readings.retain(|r| *r != own);
+            answer = policies.iter().any(|policy| {
                 readings.iter().any(|(tokens, global)| {
                     policy
                         .group_for(tokens, *global)
                         .is_some_and(|g| g.crawl_delay().is_some())
                 })
             });
+        }
         if self.delays.len() >= RULES_CACHE {
             self.delays.clear();
         }

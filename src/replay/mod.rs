@@ -727,7 +727,7 @@ impl<'c> Collector<'c> {
             None => {
                 let steps = slot
                     .rules
-                    .is_some_and(|r| rules.may_delay(r, &slot.name, crawler.name()));
+                    .is_some_and(|r| rules.may_delay(r, &slot.name, crawler));
                 charged.push(Charged {
                     host: slot.name.clone(),
                     identity: identities[id as usize].clone(),

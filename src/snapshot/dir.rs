@@ -44,19 +44,42 @@ fn read_sorted(dir: &Path) -> Result<Vec<PathBuf>, SnapshotError> {
 
 /// Loads a snapshot directory into `snapshot`.
 pub(crate) fn load(root: &Path, snapshot: &mut Snapshot) -> Result<(), SnapshotError> {
-    for entry in read_sorted(root)? {
-        let name = entry
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if entry.is_dir() {
-            check_host_name(&name)
-                .map_err(|m| SnapshotError::new(&entry, None, format!("not a host folder: {m}")))?;
-            load_host(&entry, &name, snapshot)?;
-        } else if warc::is_warc_name(&entry) {
-            warc::load(&entry, snapshot)?;
+    use rayon::prelude::*;
+    let entries = read_sorted(root)?;
+    // Host folders are read and parsed in parallel (a CDN's snapshot holds
+    // thousands of robots.txt files), each into a snapshot of its own, then
+    // taken in name order with the WARC files, so that the result and the
+    // error reported (the first in name order) do not depend on threads.
+    let hosts: Vec<Option<Result<Snapshot, SnapshotError>>> = entries
+        .par_iter()
+        .map(|entry| {
+            if !entry.is_dir() {
+                return None;
+            }
+            let name = entry
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Some(
+                check_host_name(&name)
+                    .map_err(|m| SnapshotError::new(entry, None, format!("not a host folder: {m}")))
+                    .and_then(|()| {
+                        let mut part = Snapshot::default();
+                        load_host(entry, &name, &mut part)?;
+                        Ok(part)
+                    }),
+            )
+        })
+        .collect();
+    for (entry, host) in entries.iter().zip(hosts) {
+        match host {
+            Some(part) => snapshot.absorb(part?),
+            None if warc::is_warc_name(entry) => {
+                warc::load(entry, snapshot)?;
+            }
+            // Other files (a README, notes) are not part of the snapshot.
+            None => {}
         }
-        // Other files (a README, notes) are not part of the snapshot.
     }
     Ok(())
 }

@@ -485,6 +485,19 @@ impl Snapshot {
         }
     }
 
+    /// Takes in the hosts of `part` (read apart from this snapshot), their
+    /// versions after the ones already here, as if they had been read into
+    /// it; their sources and WARC statistics stay with `part`.
+    pub(crate) fn absorb(&mut self, part: Snapshot) {
+        for (host, timeline) in part.hosts {
+            let mine = self.hosts.entry(host).or_default();
+            mine.robots.extend(timeline.robots);
+            for (url, versions) in timeline.pages {
+                mine.pages.entry(url).or_default().extend(versions);
+            }
+        }
+    }
+
     pub(crate) fn host_mut(&mut self, host: &str) -> &mut HostTimeline {
         self.hosts.entry(normalize_host(host)).or_default()
     }
