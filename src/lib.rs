@@ -17,6 +17,7 @@
 //! - [`shard`]: the stable host hash behind `--shard K/N`.
 //! - [`replay`]: crawler requests judged against the robots.txt they cached.
 //! - [`report`]: the tables as CSV, Parquet, NDJSON, JSON and HTML (polars).
+//! - [`audit`]: the whole audit as one call: read, collect, judge.
 //!
 //! The types and functions most callers need are re-exported here.
 //!
@@ -30,6 +31,7 @@
 //! assert_eq!(verdict.rule().unwrap().line(), 2);
 //! ```
 
+pub mod audit;
 pub mod bots;
 pub mod bounded_read;
 pub mod host;
@@ -42,6 +44,7 @@ pub mod shard;
 pub mod snapshot;
 pub mod time;
 
+pub use audit::{AuditConfig, AuditRun};
 pub use bots::{Catalogue, Crawler, Identifier, IpRanges};
 pub use host::{check_host, normalize_host};
 pub use indexing::PageRules;

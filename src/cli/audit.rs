@@ -9,9 +9,10 @@ use std::time::Instant;
 use anyhow::{Context as _, bail};
 use serde_json::json;
 
+use crawlaudit::audit::{self, AuditConfig, AuditRun, Progress};
 use crawlaudit::bots::IpRanges;
 use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs};
-use crawlaudit::replay::{Collector, Context, Lookups, Settings, VIOLATION_KINDS, replay};
+use crawlaudit::replay::{Context, Settings, VIOLATION_KINDS};
 use crawlaudit::report::{OutputFormats, Report, RunInfo};
 use crawlaudit::shard::Shard;
 use crawlaudit::snapshot::Snapshot;
@@ -19,7 +20,7 @@ use crawlaudit::time::{
     ALWAYS, DAY, HOUR, MINUTE, SECOND, format_time, from_seconds, whole_seconds,
 };
 
-use super::{demo::Demo, read_input};
+use super::demo::Demo;
 
 /// Exit code when `--fail-on` matched.
 const EXIT_FAIL_ON: u8 = 3;
@@ -271,17 +272,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.state {
         ctx = ctx.with_state(crawlaudit::report::read_state(path)?);
     }
-    // The robots.txt lookups, handed from chunk to chunk.
-    // Neither is ever dropped: the process ends after the run, and freeing
-    // a CDN's thousands of parsed robots.txt files one by one would only
-    // cost time.
+    // Never dropped: the process ends after the run, and freeing a CDN's
+    // thousands of parsed robots.txt files one by one would only cost time.
     let ctx = std::mem::ManuallyDrop::new(ctx);
-    let lookups = std::mem::ManuallyDrop::new(Lookups::default());
-    let options = ReadOptions {
-        format,
-        ..ReadOptions::default()
-    };
-
     // The progress bar counts input files' sizes on disk (stdin: 0).
     let sizes: Vec<u64> = inputs
         .iter()
@@ -290,7 +283,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             Input::Stdin => 0,
         })
         .collect();
-    let progress = (!args.quiet && io::stderr().is_terminal()).then(|| {
+    let bar = (!args.quiet && io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(sizes.iter().sum());
         bar.set_style(
             indicatif::ProgressStyle::with_template(
@@ -301,32 +294,48 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
         bar
     });
-    let mut collectors = Vec::new();
-    let mut files = Vec::new();
-    for (input, size) in inputs.iter().zip(&sizes) {
-        if let Some(bar) = &progress {
-            bar.set_message(super::term::escape(&input.name()));
+    let progress = |p: Progress<'_>| match p {
+        Progress::Reading(input) => {
+            if let Some(bar) = &bar {
+                bar.set_message(super::term::escape(&input.name()));
+            }
         }
-        let (sinks, mut report) =
-            read_input(input, &options, &|| Collector::with_lookups(&ctx, &lookups));
-        if let Some(d) = &demo {
-            // Name the demo's log by where it comes from, not by the
-            // temporary directory it was unpacked to: the report must not
-            // depend on that.
+        Progress::Read(input, report) => {
+            if let Some(bar) = &bar {
+                if let Input::File(path) = input {
+                    bar.inc(std::fs::metadata(path).map_or(0, |m| m.len()));
+                }
+            }
+            if *input == Input::Stdin && report.fault.is_none() && report.lines == 0 {
+                let _ = writeln!(
+                    super::term::stderr(),
+                    "crawlaudit: warning: standard input was empty (0 lines)"
+                );
+            }
+        }
+    };
+    let config = AuditConfig {
+        inputs,
+        read: ReadOptions {
+            format,
+            ..ReadOptions::default()
+        },
+        progress: Some(&progress),
+    };
+    let run = audit::run(&ctx, &config);
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let AuditRun { outcome, mut files } = run;
+    if let Some(d) = &demo {
+        // Name the demo's log by where it comes from, not by the temporary
+        // directory it was unpacked to: the report must not depend on that.
+        for report in &mut files {
             report.path = report
                 .path
                 .replace(&d.log().display().to_string(), "fixtures/demo/access.log");
         }
-        if let Some(bar) = &progress {
-            bar.inc(*size);
-        }
-        collectors.extend(sinks);
-        files.push(report);
     }
-    if let Some(bar) = &progress {
-        bar.finish_and_clear();
-    }
-    let outcome = replay(&ctx, collectors);
     let mut settings_shown = BTreeMap::new();
     settings_shown.insert("format".to_string(), json!(args.format.to_string()));
     settings_shown.insert(
