@@ -152,6 +152,86 @@ struct Block {
     /// Sorted best first: priority descending, `Allow` first, line ascending.
     rules: Vec<Rule>,
     delays: Vec<CrawlDelay>,
+    /// For a block of many rules, the rules a path can match by its second
+    /// byte ([`Block::candidates`]).
+    leads: Option<Leads>,
+}
+
+/// A block's rules by the second byte of their pattern's first literal
+/// segment (a path must start with that segment to match): per byte, the
+/// indices of its rules and of the rules without such a byte, in the
+/// block's order; and the latter alone for other bytes.
+#[derive(Clone, Debug, Default)]
+struct Leads {
+    by_byte: Vec<(u8, Box<[u32]>)>,
+    others: Box<[u32]>,
+}
+
+/// The block's best rule matching `subject` makes `best` when it beats it:
+/// `rules` are in the block's order (best first), so the scan stops at the
+/// first match, or at the first rule that cannot win any more.
+fn best_of_block<'r>(
+    rules: impl Iterator<Item = &'r Rule>,
+    subject: &Subject<'_>,
+    best: &mut Option<&'r Rule>,
+) {
+    for rule in rules {
+        if rule.priority() == 0 || best.is_some_and(|best| rule.priority() < best.priority()) {
+            break;
+        }
+        if rule.pattern.matches(subject) {
+            if best.is_none_or(|best| rule.beats(best)) {
+                *best = Some(rule);
+            }
+            break;
+        }
+    }
+}
+
+/// Blocks with fewer rules are scanned whole.
+const INDEXED_RULES: usize = 16;
+
+impl Block {
+    /// Indexes the rules (once sorted) when there are many.
+    fn index(&mut self) {
+        if self.rules.len() < INDEXED_RULES {
+            self.leads = None;
+            return;
+        }
+        let mut by_byte: std::collections::BTreeMap<u8, Vec<u32>> = Default::default();
+        let mut others = Vec::new();
+        for (i, rule) in self.rules.iter().enumerate() {
+            match rule.pattern.lead() {
+                Some(b) => by_byte.entry(b).or_default().push(i as u32),
+                None => others.push(i as u32),
+            }
+        }
+        let by_byte = by_byte
+            .into_iter()
+            .map(|(b, mut list)| {
+                list.extend_from_slice(&others);
+                list.sort_unstable();
+                (b, list.into_boxed_slice())
+            })
+            .collect();
+        self.leads = Some(Leads {
+            by_byte,
+            others: others.into_boxed_slice(),
+        });
+    }
+
+    /// The indices of the rules that can match `path`, in the block's
+    /// order; `None`: all of them.
+    fn candidates(&self, path: &[u8]) -> Option<&[u32]> {
+        let leads = self.leads.as_ref()?;
+        let found = path
+            .get(1)
+            .and_then(|b| leads.by_byte.binary_search_by_key(b, |(k, _)| *k).ok());
+        Some(match found {
+            Some(i) => &leads.by_byte[i].1,
+            None => &leads.others,
+        })
+    }
 }
 
 /// A `Noindex:` line (not part of the standard; Google stopped honouring it
@@ -321,6 +401,7 @@ impl Robots {
                     .then_with(|| (b.kind == RuleKind::Allow).cmp(&(a.kind == RuleKind::Allow)))
                     .then_with(|| a.line.cmp(&b.line))
             });
+            block.index();
         }
         robots.stats.lines = tokens.lines;
         robots.stats.long_lines = tokens.long_lines;
@@ -513,20 +594,15 @@ impl<'r> Group<'r> {
         let subject = Subject::new(path);
         let mut best: Option<&'r Rule> = None;
         for &b in self.blocks {
-            for rule in &self.robots.blocks[b as usize].rules {
-                // Rules are sorted best first: stop at the first rule that
-                // cannot win any more.
-                if rule.priority() == 0
-                    || best.is_some_and(|best| rule.priority() < best.priority())
-                {
-                    break;
-                }
-                if rule.pattern.matches(&subject) {
-                    if best.is_none_or(|best| rule.beats(best)) {
-                        best = Some(rule);
-                    }
-                    break;
-                }
+            let block = &self.robots.blocks[b as usize];
+            // Only the rules that can match, in the block's order.
+            match block.candidates(path) {
+                Some(indices) => best_of_block(
+                    indices.iter().map(|&i| &block.rules[i as usize]),
+                    &subject,
+                    &mut best,
+                ),
+                None => best_of_block(block.rules.iter(), &subject, &mut best),
             }
         }
         match best {

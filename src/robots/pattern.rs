@@ -243,6 +243,16 @@ impl Pattern {
         }
     }
 
+    /// The second byte of the first literal segment, when it has one: a
+    /// path whose second byte differs cannot match.
+    pub(crate) fn lead(&self) -> Option<u8> {
+        let first = match &self.shape {
+            Shape::Prefix | Shape::Exact => &self.literal[..],
+            Shape::Glob { segments, .. } => self.segment(segments[0]),
+        };
+        first.get(1).copied()
+    }
+
     /// The escaped pattern.
     pub(crate) fn escaped(&self) -> &[u8] {
         &self.escaped

@@ -519,3 +519,49 @@ fn invalid_utf8_never_panics() {
     let r = Robots::parse(b"User-agent: \xff\xfe\nDisallow: /\xc3\n");
     assert!(!r.check(&[""], b"/%C3").allowed());
 }
+
+/// A block of many rules is indexed by its patterns' second byte
+/// (`Block::candidates`): the verdict, rule and line must be those of the
+/// whole scan, for every path.
+mod indexed_blocks {
+    use super::super::*;
+    use proptest::prelude::*;
+
+    fn unindexed(robots: &Robots) -> Robots {
+        let mut plain = robots.clone();
+        for block in &mut plain.blocks {
+            block.leads = None;
+        }
+        plain
+    }
+
+    fn pattern() -> impl Strategy<Value = String> {
+        // Few letters, so that many patterns share a second byte; `*`, `$`
+        // and an empty or one-byte pattern among them.
+        proptest::string::string_regex("/?[abc*$]{0,6}\\$?").unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn same_verdicts_as_the_whole_scan(
+            rules in proptest::collection::vec((any::<bool>(), pattern()), 16..60),
+            paths in proptest::collection::vec("/[abc/?=]{0,8}", 1..40),
+        ) {
+            let mut text = String::from("User-agent: *\n");
+            for (allow, p) in &rules {
+                text.push_str(if *allow { "Allow: " } else { "Disallow: " });
+                text.push_str(p);
+                text.push('\n');
+            }
+            let robots = Robots::parse(text.as_bytes());
+            prop_assert!(robots.blocks.iter().any(|b| b.leads.is_some()));
+            let plain = unindexed(&robots);
+            for path in &paths {
+                let a = robots.check(&["bot"], path.as_bytes());
+                let b = plain.check(&["bot"], path.as_bytes());
+                prop_assert_eq!(a.allowed(), b.allowed());
+                prop_assert_eq!(a.rule().map(|r| r.line()), b.rule().map(|r| r.line()));
+            }
+        }
+    }
+}
