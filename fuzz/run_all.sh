@@ -5,14 +5,15 @@
 #   python3 fuzz/seed.py && fuzz/run_all.sh [TARGET=SECONDS ...]
 #
 # Without arguments: 900 s for robots, 720 s for each log parser, 600 s for
-# the others. Crashes land in fuzz/artifacts/<target>/.
+# the others. Export CARGO_TARGET_DIR to build where a warm build is. Crashes land in fuzz/artifacts/<target>/.
 set -u
 cd "$(dirname "$0")"
 export RUSTC_BOOTSTRAP=1
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
   runs=(bots_toml=600 warc=600 pages_jsonl=600 indexing=600 robots=900
-        log_template=720 log_json=720 log_w3c=720 merge_state=600)
+        log_template=720 log_json=720 log_w3c=720 log_csv=720 log_regex=720
+        log_haproxy=720 merge_state=600)
 fi
 for run in "${runs[@]}"; do
   target=${run%%=*}

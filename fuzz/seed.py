@@ -20,6 +20,10 @@ CORPUS = ROOT / "fuzz" / "corpus"
 COMBINED = ('$remote_addr - $remote_user [$time_local] "$request" $status '
             '$body_bytes_sent "$http_referer" "$http_user_agent"')
 MAX_SEED = 64 << 10
+# The README's second --format regex: example (a date written in parts).
+CUSTOM_DATE = (r'^(?P<ip>\S+) \S+ \S+ \[(?P<month>[A-Za-z]+) - (?P<day>\d+), (?P<year>\d{4}):'
+               r'(?P<hour>\d\d):(?P<minute>\d\d):(?P<second>\d\d)\] "(?P<request>[^"]*)" '
+               r'(?P<status>\S+) (?P<bytes>\S+)$')
 
 
 def put(target, data, limit=MAX_SEED):
@@ -49,6 +53,12 @@ def main():
     def add(target, blob):
         counts[target] = counts.get(target, 0) + put(target, blob)
 
+    def add_csv(text, tsv, modes=(0, 2, 6)):
+        # log_csv's first byte: bit 0 TSV, bit 1 --csv-fields for the
+        # first two columns (bit 2: the second as request=, else uri=).
+        for mode in modes:
+            add("log_csv", bytes([mode | int(tsv)]) + text)
+
     fx = ROOT / "fixtures"
     # robots: the fuzz target's first byte splits robots.txt from the URL.
     robots_files = [p for p in fx.rglob("*") if p.is_file() and (
@@ -74,16 +84,25 @@ def main():
               "max-snippet: 20, max-image-preview: large", "none"]:
         add("indexing", v)
     add("indexing", '<html><head><meta name="robots" content="noindex"><meta name="googlebot" content="nosnippet"></head></html>')
-    # logs.
+    # logs: each fixture to its format's target (fixtures/logs/<format>/).
     for d in sorted((fx / "logs").iterdir()):
         text = (d / "input.log").read_bytes()
         name = d.name
+        fmt = (d / "format.txt").read_text().strip()
         if name.startswith("json"):
             add("log_json", text)
         elif name.startswith("w3c"):
             add("log_w3c", text)
+        elif name in ("csv", "tsv"):
+            add_csv(text, tsv=name == "tsv")
+        elif fmt.startswith("regex:"):
+            # The pattern as the first line, then the lines.
+            add("log_regex", fmt[len("regex:"):].encode() + b"\n" + text)
+        elif name.startswith("haproxy"):
+            add("log_haproxy", text)
+        elif name == "parquet":
+            pass  # not fuzzed: see FUZZING.md
         else:
-            fmt = (d / "format.txt").read_text().strip()
             fmt = fmt.split(":", 1)[1] if fmt.startswith("nginx:") else COMBINED
             add("log_template", fmt.encode() + b"\n" + text)
     logs = data / "logs"
@@ -94,8 +113,14 @@ def main():
                 add("log_json", head)
             elif head.startswith(b"#"):
                 add("log_w3c", head)
+            elif "haproxy" in p.name:
+                add("log_haproxy", head)
+            elif "regex" in p.name:
+                add("log_regex", CUSTOM_DATE.encode() + b"\n" + head)
             else:
                 add("log_template", COMBINED.encode() + b"\n" + head)
+            # Any log as a CSV log too (a header it lacks is a fault).
+            add_csv(head, tsv=False, modes=(2,))
     # WARC: the fixture crawl, whole and record by record.
     for p in (fx / "warc").glob("*.warc.gz"):
         raw = p.read_bytes()

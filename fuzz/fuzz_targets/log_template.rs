@@ -1,11 +1,26 @@
-//! Fuzz the template line parser (combined, common, vhost_combined, envoy,
-//! lighttpd) and the nginx log_format compiler: the first line of the input
-//! is tried as an nginx format string, every other line is parsed in every
-//! format.
+//! Fuzz the template line parser (combined, common, vhost_combined, gandi,
+//! envoy, lighttpd, and the AWS formats alb, elb and s3) and the nginx
+//! log_format compiler: the first line of the input is tried as an nginx
+//! format string, every other line is parsed in every format.
+//!
+//! Checks: every field of a parsed line lies inside the line (fields
+//! borrow from it; only S3's host, built from the bucket name, is not).
 #![no_main]
 
 use crawlaudit::logs::{Format, parse_line};
 use libfuzzer_sys::fuzz_target;
+
+fn within(line: &[u8], field: &[u8]) {
+    if field.is_empty() {
+        return;
+    }
+    let (start, end) = (line.as_ptr() as usize, line.as_ptr() as usize + line.len());
+    let at = field.as_ptr() as usize;
+    assert!(
+        at >= start && at + field.len() <= end,
+        "a field outside the line"
+    );
+}
 
 fuzz_target!(|data: &[u8]| {
     let mut lines = data.split(|&b| b == b'\n');
@@ -14,19 +29,36 @@ fuzz_target!(|data: &[u8]| {
         Format::Combined,
         Format::Common,
         Format::VhostCombined,
+        Format::Gandi,
         Format::Envoy,
         Format::Lighttpd,
+        Format::Alb,
+        Format::Elb,
+        Format::S3,
     ];
     if let Ok(nginx) = format!("nginx:{first}").parse::<Format>() {
         formats.push(nginx);
     }
     let compiled: Vec<_> = formats.iter().map(|f| f.compile().unwrap()).collect();
     for line in lines {
-        for c in &compiled {
+        for (format, c) in formats.iter().zip(&compiled) {
             if let Ok(r) = parse_line(c, line) {
-                // Borrowed fields lie inside the line.
-                assert!(r.client().len() <= line.len());
-                let _ = (r.host(), r.client_ip());
+                for field in [
+                    r.client(),
+                    r.method(),
+                    r.target(),
+                    r.protocol(),
+                    r.referer(),
+                    r.user_agent(),
+                ] {
+                    within(line, field);
+                }
+                if *format != Format::S3 {
+                    if let Some(host) = r.host() {
+                        within(line, host);
+                    }
+                }
+                let _ = r.client_ip();
             }
         }
     }
