@@ -1245,6 +1245,10 @@ where
                         header = Some((row.clone(), columns));
                     }
                     Err(message) => {
+                        // Still the header row, counted as one (the fault
+                        // says why its columns cannot be read): every
+                        // line is accounted for, as before any fault.
+                        counts.directives += 1;
                         report.fault = Some(format!("{}: {message}", report.path));
                         break 'readers;
                     }

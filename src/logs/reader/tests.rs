@@ -701,7 +701,19 @@ fn csv_header_faults_and_stdin_like_streams() {
         r.fault.as_deref().map(|f| f.replace(&r.path, "FILE")),
         Some("FILE: no time column in the header (columns: path, status): name it with --csv-fields time=COLUMN".into())
     );
-    assert_eq!((r.lines, r.parsed), (1, 0));
+    // The refused header is still counted, as the header row it is: every
+    // line is accounted for even in a faulted log (found by fuzzing:
+    // log_csv's accounting check).
+    assert_eq!((r.lines, r.parsed, r.directives, r.bad), (1, 0, 1, 0));
+    let (_, r) = read_csv_file(
+        &temp(
+            "no-url.csv",
+            b"1.2.3.4 - x [10/Feb/2012:16:42:07 -0500] \"GET / HTTP/1.0\" 301 368\n",
+        ),
+        8 << 20,
+    );
+    assert!(r.fault.is_some());
+    assert_eq!(r.parsed + r.bad + r.empty + r.directives, r.lines);
     // An empty CSV log is no fault: it has no rows.
     let (_, r) = read_csv_file(&temp("empty.csv", b""), 8 << 20);
     assert_eq!((r.fault, r.lines), (None, 0));
