@@ -26,6 +26,14 @@ INPUT_FAULTS = [
     "cannot detect the log format",
     "is compressed with",
 ]
+# Logs that auto-detection cannot read, with the --format they need: a
+# custom layout has no format to detect (README, "--format regex:").
+FORMAT_OVERRIDES = {
+    "formats_matomo/custom_regex_custom_date.log": (
+        r'regex:^(?P<ip>\S+) \S+ \S+ \[(?P<month>[A-Za-z]+) - (?P<day>\d+), (?P<year>\d{4}):'
+        r'(?P<hour>\d\d):(?P<minute>\d\d):(?P<second>\d\d)\] "(?P<request>[^"]*)" '
+        r'(?P<status>\S+) (?P<bytes>\S+)$'),
+}
 VHOST = re.compile(rb"^([A-Za-z0-9.-]+)(?::(\d+))? \S+ \S+ \S+ \[")
 REQUEST = re.compile(rb'"(?:GET|HEAD|POST) (/[^ ?"]*)')
 
@@ -78,12 +86,14 @@ def sweep_logs(data: pathlib.Path, tmp: pathlib.Path):
         snap = tmp / ("snap-" + log.name)
         out = tmp / ("out-" + log.name)
         nhosts, top = write_snapshot(log, snap)
+        name = str(log.relative_to(data / "logs"))
+        fmt = FORMAT_OVERRIDES.get(name)
         start = time.time()
         run = subprocess.run([str(BIN), "audit", str(log), "--snapshot", str(snap), "--site", "site.example",
-                              "--out", str(out), "--quiet"], capture_output=True, text=True)
+                              "--out", str(out), "--quiet"] + (["--format", fmt] if fmt else []),
+                             capture_output=True, text=True)
         secs = time.time() - start
         err = run.stderr.strip()
-        name = str(log.relative_to(data / "logs"))
         if run.returncode < 0 or run.returncode == 101 or "panicked" in err:
             problems.append(f"{name}: crashed (exit {run.returncode}): {err[:300]}")
         elif run.returncode != 0 and not any(f in err for f in INPUT_FAULTS):
@@ -102,8 +112,12 @@ def sweep_logs(data: pathlib.Path, tmp: pathlib.Path):
             for r, n in f["bad_by_reason"].items():
                 reasons[r] += n
             pct = 100.0 * bad / lines if lines else 0.0
-            print(f"{name:<52} {f['format']:<15} {lines:>8} {bad:>6} {pct:>5.1f}% {s['requests']['crawler']:>8} {viol:>6} {run.returncode:>4} {secs:4.1f}")
-            for sample in f["samples"][:1]:
+            print(f"{name:<52} {f['format'][:15]:<15} {lines:>8} {bad:>6} {pct:>5.1f}% {s['requests']['crawler']:>8} {viol:>6} {run.returncode:>4} {secs:4.1f}")
+            if fmt:
+                print(f"{'':<4}--format given (FORMAT_OVERRIDES)")
+            if bad:
+                print(f"{'':<4}bad by reason: {dict(f['bad_by_reason'])}")
+            for sample in f["samples"][:3]:
                 print(f"{'':<4}e.g. line {sample['line']} ({sample['reason']}): {sample['text'][:100]!r}")
         else:
             totals["files refused"] += 1
