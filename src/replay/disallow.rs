@@ -163,9 +163,11 @@ impl<'c> Rules<'c> {
         self.delays = HashMap::new();
     }
 
-    /// May a Crawl-delay apply on `host` to a crawler named `name`: does
-    /// some policy the host ever has give it a group with a Crawl-delay?
-    /// Decided by name, not by crawler, because one identity may gather
+    /// May a Crawl-delay apply on `host` to a crawler named as `crawler` is:
+    /// does some policy the host ever has give it a group with a
+    /// Crawl-delay? Decided by name, not by crawler (the answer is cached
+    /// by name, and `crawler`'s own groups come from the lookups the
+    /// requests use), because one identity may gather
     /// several crawlers of one name (the catalogue's, and the heuristic's
     /// for a User-Agent the catalogue does not know): either's tokens
     /// count. When the answer is no, no request of the identity on the host
