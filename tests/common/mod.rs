@@ -3,9 +3,32 @@
 
 use std::path::{Path, PathBuf};
 
-/// An empty directory for one test, under the system's temporary directory.
+/// This test process's directory under the system's temporary directory,
+/// removed when the process exits (set `CRAWLAUDIT_KEEP_TEST_DIRS=1` to
+/// keep it for a look after a failure): a test run leaves nothing behind.
+fn process_dir() -> PathBuf {
+    static REGISTER: std::sync::Once = std::sync::Once::new();
+    extern "C" fn remove() {
+        if std::env::var_os("CRAWLAUDIT_KEEP_TEST_DIRS").is_none() {
+            let _ = std::fs::remove_dir_all(process_dir_path());
+        }
+    }
+    REGISTER.call_once(|| {
+        // SAFETY: `remove` is a plain function that does not unwind.
+        unsafe {
+            libc::atexit(remove);
+        }
+    });
+    process_dir_path()
+}
+
+fn process_dir_path() -> PathBuf {
+    std::env::temp_dir().join(format!("crawlaudit-tests-{}", std::process::id()))
+}
+
+/// An empty directory for one test, in this process's temporary directory.
 pub fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crawlaudit-{name}-{}", std::process::id()));
+    let dir = process_dir().join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
