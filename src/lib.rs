@@ -44,6 +44,9 @@ pub mod shard;
 pub mod snapshot;
 pub mod time;
 
+#[cfg(test)]
+mod test_dirs;
+
 pub use audit::{AuditConfig, AuditRun};
 pub use bots::{Catalogue, Crawler, Identifier, IpRanges};
 pub use host::{check_host, normalize_host};

@@ -13,8 +13,7 @@ const AHREFS: &str = "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com
 const BROWSER: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
 fn snapshot(name: &str, files: &[(&str, &str)]) -> Snapshot {
-    let dir: PathBuf =
-        std::env::temp_dir().join(format!("crawlaudit-replay-{}-{name}", std::process::id()));
+    let dir: PathBuf = crate::test_dirs::process_dir().join(format!("replay-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     for (path, content) in files {
         let p = dir.join(path);

@@ -203,7 +203,7 @@ fn crawlers_are_aggregated_and_ranked() {
 }
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crawlaudit-report-{}-{name}", std::process::id()));
+    let dir = crate::test_dirs::process_dir().join(format!("report-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -285,11 +285,7 @@ fn pages_and_their_versions() {
 }
 
 fn write_snapshot(files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "crawlaudit-snap-{}-{}",
-        std::process::id(),
-        files.len()
-    ));
+    let dir = crate::test_dirs::process_dir().join(format!("snap-{}", files.len()));
     let _ = std::fs::remove_dir_all(&dir);
     for (path, content) in files {
         let p = dir.join(path);

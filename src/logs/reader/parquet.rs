@@ -260,7 +260,7 @@ mod tests {
     }
 
     fn write(name: &str, mut frame: DataFrame, group: usize) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("crawlaudit-parquet-{}", std::process::id()));
+        let dir = crate::test_dirs::process_dir().join("parquet");
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         ParquetWriter::new(File::create(&path).unwrap())

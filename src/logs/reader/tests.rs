@@ -30,7 +30,7 @@ fn line(i: usize) -> String {
 }
 
 fn temp(name: &str, data: &[u8]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("crawlaudit-reader-{}", std::process::id()));
+    let dir = crate::test_dirs::process_dir().join("reader");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, data).unwrap();

@@ -147,7 +147,7 @@ fn records() -> Vec<Vec<u8>> {
 }
 
 fn write(name: &str, data: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crawlaudit-warc-{}", std::process::id()));
+    let dir = crate::test_dirs::process_dir().join("warc");
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, data).unwrap();
