@@ -8,43 +8,14 @@
 //! A quoted field may hold newlines, so a CSV log cannot be cut at any
 //! line end: it is read in one sequential pass (see `reader.rs`).
 
-use std::borrow::Cow;
 use std::fmt;
 
 use csv::ByteRecord;
 
 use super::BadReason;
-use super::record::{Request, split_request_line};
-use super::template::{bytes as bytes_field, status as status_field};
+use super::fields::{self, NAMES, REQUEST, TIME, URI};
+use super::record::Request;
 use super::time::parse_any;
-use crate::host::strip_default_port;
-
-/// The fields a column can give, as `--json-fields` names them.
-const NAMES: [&str; 11] = [
-    "time",
-    "ip",
-    "method",
-    "uri",
-    "request",
-    "protocol",
-    "status",
-    "bytes",
-    "referer",
-    "user_agent",
-    "host",
-];
-
-const TIME: usize = 0;
-const IP: usize = 1;
-const METHOD: usize = 2;
-const URI: usize = 3;
-const REQUEST: usize = 4;
-const PROTOCOL: usize = 5;
-const STATUS: usize = 6;
-const BYTES: usize = 7;
-const REFERER: usize = 8;
-const USER_AGENT: usize = 9;
-const HOST: usize = 10;
 
 /// The column names recognised for each field of [`NAMES`], in order of
 /// preference, compared after [`normalise`] (lower case, `-`, `.` and
@@ -271,40 +242,7 @@ impl CsvColumns {
                 .filter(|v| !v.is_empty())
         };
         let time = get(TIME).and_then(parse_any).ok_or(BadReason::Time)?;
-        let mut req = Request {
-            time: time.nanos,
-            resolution: time.resolution,
-            valid_request: true,
-            client: Cow::Borrowed(get(IP).unwrap_or_default()),
-            method: Cow::Borrowed(get(METHOD).unwrap_or_default()),
-            protocol: Cow::Borrowed(get(PROTOCOL).unwrap_or_default()),
-            referer: Cow::Borrowed(get(REFERER).unwrap_or_default()),
-            user_agent: Cow::Borrowed(get(USER_AGENT).unwrap_or_default()),
-            host: get(HOST).map(|h| Cow::Borrowed(strip_default_port(h))),
-            ..Request::default()
-        };
-        if let Some(uri) = get(URI) {
-            req.target = Cow::Borrowed(uri);
-        } else if let Some(request) = get(REQUEST) {
-            match split_request_line(request) {
-                Some((m, t, p)) => {
-                    req.method = Cow::Borrowed(m);
-                    req.target = Cow::Borrowed(t);
-                    req.protocol = Cow::Borrowed(p);
-                }
-                None => req.valid_request = false,
-            }
-        }
-        if req.target.is_empty() || *req.target == *b"-" {
-            req.valid_request = false;
-        }
-        if let Some(status) = get(STATUS) {
-            req.status = status_field(status)?;
-        }
-        if let Some(bytes) = get(BYTES) {
-            req.bytes = bytes_field(bytes)?;
-        }
-        Ok(req)
+        fields::request(time, get)
     }
 }
 

@@ -20,6 +20,7 @@
 //! ```
 
 mod csv_log;
+mod fields;
 mod haproxy;
 mod inputs;
 mod json;

@@ -2,52 +2,23 @@
 //! whose named groups are the fields (the names `--json-fields` uses, and
 //! date parts for a time written in a layout of its own).
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 
 use regex::bytes::{CaptureLocations, Regex, RegexBuilder};
 
 use super::BadReason;
-use super::record::{Request, split_request_line};
-use super::template::{bytes as bytes_field, status as status_field};
+use super::fields::{self, NAMES, REQUEST, TIME, URI};
+use super::record::Request;
 use super::time::{DateParts, LogTime, parse_any, parse_parts};
-use crate::host::strip_default_port;
-
-/// The group names that map to fields, as `--json-fields` names them.
-const FIELDS: [&str; 11] = [
-    "time",
-    "ip",
-    "method",
-    "uri",
-    "request",
-    "protocol",
-    "status",
-    "bytes",
-    "referer",
-    "user_agent",
-    "host",
-];
 
 /// The group names of a time written in parts.
 const PARTS: [&str; 7] = ["year", "month", "day", "hour", "minute", "second", "zone"];
-
-const TIME: usize = 0;
-const IP: usize = 1;
-const METHOD: usize = 2;
-const URI: usize = 3;
-const REQUEST: usize = 4;
-const PROTOCOL: usize = 5;
-const STATUS: usize = 6;
-const BYTES: usize = 7;
-const REFERER: usize = 8;
-const USER_AGENT: usize = 9;
-const HOST: usize = 10;
 
 /// A compiled `--format regex:` pattern.
 #[derive(Debug)]
 pub(crate) struct RegexFields {
     regex: Regex,
-    /// The capture group of each field of [`FIELDS`], then of [`PARTS`].
+    /// The capture group of each field of [`NAMES`], then of [`PARTS`].
     groups: [Option<usize>; 18],
     /// Reused for every line (a parser is one thread's).
     locations: RefCell<CaptureLocations>,
@@ -96,20 +67,20 @@ impl RegexFields {
         let mut groups = [None; 18];
         for (i, name) in regex.capture_names().enumerate() {
             let Some(name) = name else { continue };
-            let slot = FIELDS
+            let slot = NAMES
                 .iter()
                 .chain(PARTS.iter())
                 .position(|f| *f == name)
                 .ok_or_else(|| {
                     format!(
                         "regex: unknown group name {name:?} (fields: {}; a time in parts: {}; write other groups as (?:...))",
-                        FIELDS.join(", "),
+                        NAMES.join(", "),
                         PARTS.join(", ")
                     )
                 })?;
             groups[slot] = Some(i);
         }
-        let has_parts = groups[FIELDS.len()..].iter().any(Option::is_some);
+        let has_parts = groups[NAMES.len()..].iter().any(Option::is_some);
         if groups[TIME].is_some() && has_parts {
             return Err(format!(
                 "regex: a time group and time parts ({}): name one or the other",
@@ -117,7 +88,7 @@ impl RegexFields {
             ));
         }
         let part =
-            |name: &str| groups[FIELDS.len() + PARTS.iter().position(|p| *p == name).unwrap()];
+            |name: &str| groups[NAMES.len() + PARTS.iter().position(|p| *p == name).unwrap()];
         if groups[TIME].is_none() {
             let missing: Vec<&str> = ["year", "month", "day", "hour", "minute"]
                 .into_iter()
@@ -159,7 +130,7 @@ impl RegexFields {
             let (start, end) = locations.get(group)?;
             Some(&line[start..end])
         };
-        let part = |name: &str| get(FIELDS.len() + PARTS.iter().position(|p| *p == name)?);
+        let part = |name: &str| get(NAMES.len() + PARTS.iter().position(|p| *p == name)?);
         let time: LogTime = match get(TIME) {
             Some(t) => parse_any(t),
             None => match (
@@ -184,40 +155,7 @@ impl RegexFields {
             },
         }
         .ok_or(BadReason::Time)?;
-        let mut req = Request {
-            time: time.nanos,
-            resolution: time.resolution,
-            valid_request: true,
-            client: Cow::Borrowed(get(IP).unwrap_or_default()),
-            method: Cow::Borrowed(get(METHOD).unwrap_or_default()),
-            protocol: Cow::Borrowed(get(PROTOCOL).unwrap_or_default()),
-            referer: Cow::Borrowed(get(REFERER).unwrap_or_default()),
-            user_agent: Cow::Borrowed(get(USER_AGENT).unwrap_or_default()),
-            host: get(HOST).map(|h| Cow::Borrowed(strip_default_port(h))),
-            ..Request::default()
-        };
-        if let Some(uri) = get(URI) {
-            req.target = Cow::Borrowed(uri);
-        } else if let Some(request) = get(REQUEST) {
-            match split_request_line(request) {
-                Some((m, t, p)) => {
-                    req.method = Cow::Borrowed(m);
-                    req.target = Cow::Borrowed(t);
-                    req.protocol = Cow::Borrowed(p);
-                }
-                None => req.valid_request = false,
-            }
-        }
-        if req.target.is_empty() || *req.target == *b"-" {
-            req.valid_request = false;
-        }
-        if let Some(status) = get(STATUS) {
-            req.status = status_field(status)?;
-        }
-        if let Some(bytes) = get(BYTES) {
-            req.bytes = bytes_field(bytes)?;
-        }
-        Ok(req)
+        fields::request(time, get)
     }
 }
 
