@@ -140,30 +140,20 @@ impl CsvFormat {
     /// # Errors
     /// An unknown field name or a missing `=`, with the list of names.
     pub fn with_overrides(mut self, spec: &str) -> Result<CsvFormat, String> {
-        for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (name, column) = pair.split_once('=').ok_or_else(|| {
-                format!(
-                    "--csv-fields: {pair:?} is not name=column (names: {})",
-                    NAMES.join(", ")
-                )
-            })?;
-            let field = NAMES
-                .iter()
-                .position(|n| *n == name.trim())
-                .ok_or_else(|| {
-                    format!(
-                        "--csv-fields: unknown field {:?} (names: {})",
-                        name.trim(),
-                        NAMES.join(", ")
-                    )
-                })?;
-            let column = column.trim();
-            if column.is_empty() {
-                return Err(format!("--csv-fields: {pair:?} names no column"));
-            }
-            self.overrides.retain(|(f, _)| *f != field);
-            self.overrides.push((field, column.to_string()));
-        }
+        fields::mapping(
+            "--csv-fields",
+            "column",
+            &NAMES,
+            spec,
+            |field, column, pair| {
+                if column.is_empty() {
+                    return Err(format!("--csv-fields: {pair:?} names no column"));
+                }
+                self.overrides.retain(|(f, _)| *f != field);
+                self.overrides.push((field, column.to_string()));
+                Ok(())
+            },
+        )?;
         Ok(self)
     }
 

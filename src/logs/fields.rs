@@ -81,3 +81,37 @@ pub(crate) fn request<'r>(
     }
     Ok(req)
 }
+
+/// Reads a `name=value,name=value` mapping flag (`--json-fields`,
+/// `--csv-fields`) pair by pair, in order: `each` is given the field's
+/// index in `names`, its value (trimmed) and the pair as written (trimmed),
+/// and may refuse it. `flag` and `what` (`key`, `column`) name them in the
+/// errors: a pair without `=`, or an unknown name, with the list of names.
+pub(crate) fn mapping(
+    flag: &str,
+    what: &str,
+    names: &[&str],
+    spec: &str,
+    mut each: impl FnMut(usize, &str, &str) -> Result<(), String>,
+) -> Result<(), String> {
+    for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').ok_or_else(|| {
+            format!(
+                "{flag}: {pair:?} is not name={what} (names: {})",
+                names.join(", ")
+            )
+        })?;
+        let field = names
+            .iter()
+            .position(|n| *n == name.trim())
+            .ok_or_else(|| {
+                format!(
+                    "{flag}: unknown field {:?} (names: {})",
+                    name.trim(),
+                    names.join(", ")
+                )
+            })?;
+        each(field, value.trim(), pair)?;
+    }
+    Ok(())
+}

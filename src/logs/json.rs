@@ -412,26 +412,11 @@ impl JsonFields {
     /// # Errors
     /// An unknown field name or a missing `=`, with the list of names.
     pub fn with_overrides(mut self, spec: &str) -> Result<JsonFields, String> {
-        for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (name, key) = pair.split_once('=').ok_or_else(|| {
-                format!(
-                    "--json-fields: {pair:?} is not name=key (names: {})",
-                    NAMES.join(", ")
-                )
-            })?;
-            let i = NAMES
-                .iter()
-                .position(|n| *n == name.trim())
-                .ok_or_else(|| {
-                    format!(
-                        "--json-fields: unknown field {:?} (names: {})",
-                        name.trim(),
-                        NAMES.join(", ")
-                    )
-                })?;
-            self.paths[i] = vec![key.trim().to_string()];
+        super::fields::mapping("--json-fields", "key", &NAMES, spec, |i, key, _| {
+            self.paths[i] = vec![key.to_string()];
             self.name = None;
-        }
+            Ok(())
+        })?;
         Ok(self)
     }
 
