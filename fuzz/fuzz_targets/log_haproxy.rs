@@ -12,6 +12,10 @@
 use crawlaudit::logs::{Compiled, Format, Request, parse_line};
 use libfuzzer_sys::fuzz_target;
 
+#[path = "common.rs"]
+mod common;
+use common::within;
+
 const FORMATS: [&str; 4] = [
     "haproxy",
     "haproxy:Host,User-Agent",
@@ -25,18 +29,6 @@ thread_local! {
         .iter()
         .map(|f| f.parse::<Format>().unwrap().compile().unwrap())
         .collect();
-}
-
-fn within(line: &[u8], field: &[u8]) {
-    if field.is_empty() {
-        return;
-    }
-    let (start, end) = (line.as_ptr() as usize, line.as_ptr() as usize + line.len());
-    let at = field.as_ptr() as usize;
-    assert!(
-        at >= start && at + field.len() <= end,
-        "a field outside the line"
-    );
 }
 
 type Core<'a> = (

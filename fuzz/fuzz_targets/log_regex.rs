@@ -10,6 +10,10 @@
 use crawlaudit::logs::{Compiled, Format, Request, parse_line};
 use libfuzzer_sys::fuzz_target;
 
+#[path = "common.rs"]
+mod common;
+use common::within;
+
 /// The README's examples: a logfmt line, and a date written in parts.
 const EXAMPLES: [&str; 2] = [
     r#"regex:^ts=(?P<time>\S+) host=(?P<host>\S+) ip=(?P<ip>\S+) method=(?P<method>\S+) path=(?P<uri>\S+) status=(?P<status>\S+) size=(?P<bytes>\S+) ua="(?P<user_agent>[^"]*)""#,
@@ -22,18 +26,6 @@ thread_local! {
         .iter()
         .map(|p| p.parse::<Format>().unwrap().compile().unwrap())
         .collect();
-}
-
-fn within(line: &[u8], field: &[u8]) {
-    if field.is_empty() {
-        return;
-    }
-    let (start, end) = (line.as_ptr() as usize, line.as_ptr() as usize + line.len());
-    let at = field.as_ptr() as usize;
-    assert!(
-        at >= start && at + field.len() <= end,
-        "a field outside the line"
-    );
 }
 
 fn check(line: &[u8], r: &Request<'_>) {

@@ -10,17 +10,9 @@
 use crawlaudit::logs::{Format, parse_line};
 use libfuzzer_sys::fuzz_target;
 
-fn within(line: &[u8], field: &[u8]) {
-    if field.is_empty() {
-        return;
-    }
-    let (start, end) = (line.as_ptr() as usize, line.as_ptr() as usize + line.len());
-    let at = field.as_ptr() as usize;
-    assert!(
-        at >= start && at + field.len() <= end,
-        "a field outside the line"
-    );
-}
+#[path = "common.rs"]
+mod common;
+use common::within;
 
 fuzz_target!(|data: &[u8]| {
     let mut lines = data.split(|&b| b == b'\n');
