@@ -73,6 +73,23 @@ pub(crate) fn instant(ts: jiff::Timestamp) -> Option<Nanos> {
         .filter(|&t| t != ALWAYS)
 }
 
+/// The English month names, lower case, January first (the month-name
+/// parsers of log times and of `unavailable_after` dates).
+pub(crate) const MONTH_NAMES: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

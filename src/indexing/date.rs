@@ -33,21 +33,8 @@ fn month(word: &str) -> Option<i8> {
     }
     let i = MONTHS.iter().position(|m| w.starts_with(m))?;
     // "March" and "Mar" are fine; "Marble" is not.
-    const FULL: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    (w.len() == 3 || FULL[i] == w || (i == 8 && w == "sept")).then_some(i as i8 + 1)
+    (w.len() == 3 || crate::time::MONTH_NAMES[i] == w || (i == 8 && w == "sept"))
+        .then_some(i as i8 + 1)
 }
 
 /// The UTC offset of a zone name, in seconds: the zones of RFC 822 and the

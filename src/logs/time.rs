@@ -280,22 +280,8 @@ fn month_of(s: &[u8]) -> Option<u32> {
         let m = s.iter().fold(0u32, |a, b| a * 10 + u32::from(b - b'0'));
         return (1..=12).contains(&m).then_some(m);
     }
-    const NAMES: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     let m = month_abbrev(s)?;
-    let full = NAMES[m as usize - 1].as_bytes();
+    let full = crate::time::MONTH_NAMES[m as usize - 1].as_bytes();
     (s.len() == 3 || s.eq_ignore_ascii_case(full)).then_some(m)
 }
 
