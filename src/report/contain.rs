@@ -11,7 +11,7 @@
 //! turns a panic of the reader into one error line and keeps the default
 //! panic message off stderr while it runs.
 
-use std::io::{Cursor, Read};
+use std::io::{BufReader, Cursor, Read, Seek, SeekFrom};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -82,12 +82,27 @@ pub(crate) fn read_parquet(mut file: std::fs::File) -> Result<polars::prelude::D
 /// pages' values add up to the row group's rows, and a dictionary holds at
 /// most as many entries as the row group has rows.
 pub(crate) fn check_pages(bytes: &[u8]) -> Result<(), String> {
+    check_pages_in(&mut Cursor::new(bytes), bytes.len() as u64, None)
+}
+
+/// [`check_pages`] over a file of `len` bytes read through `source` (only
+/// the footer and the page headers are read), for the top-level columns
+/// named in `only` (all when `None`): the columns a reader will not
+/// decode are not checked, and may be nested.
+pub(crate) fn check_pages_in<R: Read + Seek>(
+    source: &mut R,
+    len: u64,
+    only: Option<&[String]>,
+) -> Result<(), String> {
     use polars_parquet::parquet::read::read_metadata;
     use polars_parquet_format::PageHeader;
     use polars_parquet_format::thrift::protocol::TCompactInputProtocol;
 
-    let len = bytes.len();
-    let meta = read_metadata(&mut Cursor::new(bytes)).map_err(|e| e.to_string())?;
+    let len = usize::try_from(len).map_err(|_| "a file too large to read".to_string())?;
+    source
+        .seek(SeekFrom::Start(0))
+        .map_err(|e| format!("cannot read: {e}"))?;
+    let meta = read_metadata(source).map_err(|e| e.to_string())?;
     let groups_rows = meta
         .row_groups
         .iter()
@@ -104,14 +119,21 @@ pub(crate) fn check_pages(bytes: &[u8]) -> Result<(), String> {
             meta.num_rows
         ));
     }
+    let chosen = |path: &[polars::prelude::PlSmallStr]| {
+        only.is_none_or(|names| {
+            path.first()
+                .is_some_and(|top| names.iter().any(|n| n.as_str() == top.as_str()))
+        })
+    };
     if let Some(nested) = meta
         .schema()
         .columns()
         .iter()
+        .filter(|c| chosen(&c.path_in_schema))
         .find(|c| c.descriptor.max_rep_level != 0)
     {
         return Err(format!(
-            "column {:?} is nested: report tables are flat",
+            "column {:?} is nested: only flat columns are read",
             nested.path_in_schema
         ));
     }
@@ -119,6 +141,9 @@ pub(crate) fn check_pages(bytes: &[u8]) -> Result<(), String> {
         let rows = group.num_rows();
         for chunk in group.parquet_columns() {
             let name = &chunk.descriptor().path_in_schema;
+            if !chosen(name) {
+                continue;
+            }
             let bad = |what: String| format!("column {name:?}: {what}");
             if usize::try_from(chunk.num_values()).ok() != Some(rows) {
                 return Err(bad(format!(
@@ -142,7 +167,16 @@ pub(crate) fn check_pages(bytes: &[u8]) -> Result<(), String> {
                         "its pages hold {values} of the row group's {rows} values"
                     )));
                 }
-                let mut reader = Cursor::new(&bytes[at..end]);
+                source
+                    .seek(SeekFrom::Start(at as u64))
+                    .map_err(|e| bad(format!("cannot read: {e}")))?;
+                let mut reader = Counted {
+                    inner: BufReader::with_capacity(
+                        HEADER_WINDOW.min(end - at),
+                        (&mut *source).take((end - at) as u64),
+                    ),
+                    read: 0,
+                };
                 let header = PageHeader::read_from_in_protocol(&mut TCompactInputProtocol::new(
                     &mut reader,
                     end - at,
@@ -151,7 +185,7 @@ pub(crate) fn check_pages(bytes: &[u8]) -> Result<(), String> {
                 let body = usize::try_from(header.compressed_page_size)
                     .map_err(|_| bad("a page of negative size".into()))?;
                 at = at
-                    .checked_add(reader.position() as usize)
+                    .checked_add(reader.read)
                     .and_then(|a| a.checked_add(body))
                     .filter(|a| *a <= end)
                     .ok_or_else(|| bad("a page past the end of its column".into()))?;
@@ -168,6 +202,25 @@ pub(crate) fn check_pages(bytes: &[u8]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// How much of a column chunk is read ahead to decode a page header (most
+/// are a few dozen bytes; a longer one is read on).
+const HEADER_WINDOW: usize = 4096;
+
+/// A reader that counts the bytes it hands out: the length of the page
+/// header the Thrift decoder read.
+struct Counted<R> {
+    inner: R,
+    read: usize,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n;
+        Ok(n)
+    }
 }
 
 /// The values a data page header declares (0 for other pages), once its
@@ -227,7 +280,7 @@ fn page_values(header: &polars_parquet_format::PageHeader, rows: usize) -> Resul
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     use polars::prelude::*;
@@ -249,7 +302,7 @@ mod tests {
 
     /// `bytes` with the header of the first data page of the first column
     /// changed by `change` (the header keeps its length).
-    fn with_first_data_page(bytes: &[u8], change: impl Fn(&mut PageHeader)) -> Vec<u8> {
+    pub(crate) fn with_first_data_page(bytes: &[u8], change: impl Fn(&mut PageHeader)) -> Vec<u8> {
         let meta = polars_parquet::parquet::read::read_metadata(&mut Cursor::new(bytes)).unwrap();
         let mut at = meta.row_groups[0].parquet_columns()[0].byte_range().start as usize;
         loop {

@@ -9,7 +9,11 @@
 //! timestamp column is read as the instant it holds, at its unit's
 //! resolution (a timestamp without a time zone is UTC); any other column is
 //! read as text (numbers, strings, RFC 3339 or epoch times), as a JSON
-//! value would be. The Parquet decoder runs under
+//! value would be. Before anything is decoded, the footer and the page
+//! headers of the columns read are checked
+//! ([`check_pages_in`](crate::report::contain::check_pages_in)): counts
+//! that disagree, or that the file's size cannot hold, are a fault, not an
+//! allocation that aborts. The decoder then runs under
 //! [`contain`](crate::report::contain::contain): a file that makes it panic
 //! is a fault naming the row group, not a crash.
 
@@ -25,7 +29,7 @@ use rayon::prelude::*;
 use super::{Counts, FileReport, MAX_SAMPLES, SAMPLE_BYTES, Sink, merge};
 use crate::logs::json::{FIELDS, JsonFields, NAMES, TIME};
 use crate::logs::time::LogTime;
-use crate::report::contain::contain;
+use crate::report::contain::{check_pages_in, contain};
 
 /// The first (and last) bytes of a Parquet file.
 pub(crate) const MAGIC: &[u8] = b"PAR1";
@@ -90,6 +94,21 @@ where
     let mut wanted: Vec<String> = columns.iter().flatten().cloned().collect();
     wanted.sort();
     wanted.dedup();
+    // The counts the file declares for these columns are checked before
+    // the decoder allocates by them: a forged count would abort the
+    // process, which no `contain` can stop.
+    let checked = contain(|| -> Result<(), String> {
+        let mut file = File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+        check_pages_in(&mut file, len, Some(&wanted))
+            .map_err(|e| format!("{name}: not a readable Parquet file ({e})"))
+    });
+    if let Some(e) = match checked {
+        Ok(result) => result.err(),
+        Err(panic) => Some(format!("{name}: the Parquet reader failed ({panic})")),
+    } {
+        report.fault = Some(e);
+        return (Vec::new(), report);
+    }
     let mut groups = Vec::with_capacity(meta.row_groups.len());
     let mut first_row = 0usize;
     for group in &meta.row_groups {
@@ -123,10 +142,19 @@ where
                 Ok(Ok(frame)) => frame,
                 Ok(Err(e)) | Err(e) => return Err(failed(e)),
             };
-            let mut sink = make_sink();
-            let counts = parse_rows(&frame, &columns, fields, &mut sink).map_err(failed)?;
-            sink.finish();
-            Ok((sink, counts))
+            // polars code runs in parse_rows too (casts to text): a panic
+            // there is this row group's fault, not a crash.
+            let parsed = contain(|| {
+                let mut sink = make_sink();
+                parse_rows(&frame, &columns, fields, &mut sink).map(|counts| {
+                    sink.finish();
+                    (sink, counts)
+                })
+            });
+            match parsed {
+                Ok(Ok(done)) => Ok(done),
+                Ok(Err(e)) | Err(e) => Err(failed(e)),
+            }
         })
         .collect();
     let mut sinks = Vec::with_capacity(results.len());
@@ -179,7 +207,14 @@ fn parse_rows<S: Sink>(
             }
             _ => None,
         };
-        let text = column
+        // A temporal column is read as text by its number (polars panics
+        // formatting an instant out of its calendar's range).
+        let text = if column.dtype().is_temporal() {
+            column.to_physical_repr()
+        } else {
+            column.clone()
+        };
+        let text = text
             .cast(&DataType::String)
             .map_err(|e| format!("column {:?} cannot be read as text: {e}", column.name()))?;
         let text = text.str().map_err(|e| e.to_string())?.clone();
@@ -188,9 +223,12 @@ fn parse_rows<S: Sink>(
     let mut counts = Counts::default();
     for row in 0..frame.height() {
         counts.lines += 1;
+        // A timestamp column's time is its instant, never its number read
+        // as text.
         let text = |field: usize| -> Option<Cow<'_, [u8]>> {
             prepared[field]
                 .as_ref()
+                .filter(|c| c.instants.is_none())
                 .and_then(|c| c.text.get(row))
                 .map(|s| Cow::Borrowed(s.as_bytes()))
         };
@@ -365,6 +403,85 @@ mod tests {
         let fault = report.fault.unwrap();
         assert!(fault.contains("no column for the time"), "{fault}");
         assert!(fault.contains("--json-fields time=COLUMN"), "{fault}");
+    }
+
+    #[test]
+    fn forged_counts_are_a_fault_not_an_abort_and_unread_columns_may_be_nested() {
+        let time: Vec<Option<&str>> = vec![Some("2024-05-06T07:08:09Z"); 50];
+        let uri: Vec<String> = (0..50).map(|i| format!("/p{i}")).collect();
+        let tags = Series::new(
+            "tags".into(),
+            (0..50)
+                .map(|i| Series::new("".into(), vec![i; i as usize % 3]))
+                .collect::<Vec<_>>(),
+        );
+        let frame = DataFrame::new(
+            50,
+            vec![
+                Column::new("timestamp".into(), time),
+                Column::new("uri".into(), uri),
+                tags.into_column(),
+            ],
+        )
+        .unwrap();
+        let path = write("nested.parquet", frame, 50);
+        // A list column the mapping does not read: the rows are read.
+        let (_, report) = read(&path, "auto");
+        assert_eq!((report.fault, report.parsed), (None, 50));
+        // The time column's first data page claims -50 values: without the
+        // check the decoder reserves 2^61 bytes and the process aborts.
+        let bytes = std::fs::read(&path).unwrap();
+        let forged = crate::report::contain::tests::with_first_data_page(&bytes, |h| {
+            h.data_page_header.as_mut().unwrap().num_values = -50;
+        });
+        let forged_path = path.with_file_name("forged.parquet");
+        std::fs::write(&forged_path, forged).unwrap();
+        let (sinks, report) = read(&forged_path, "auto");
+        assert!(sinks.is_empty());
+        let fault = report.fault.unwrap();
+        assert!(
+            fault.contains("forged.parquet: not a readable Parquet file"),
+            "{fault}"
+        );
+        assert!(fault.contains("a page of -50 values"), "{fault}");
+    }
+
+    #[test]
+    fn instants_out_of_the_calendar_are_bad_times_not_a_panic() {
+        // Microseconds: year 11158 (past what nanoseconds in an i64 hold),
+        // year -290308 and a good one (found by the log_parquet fuzz
+        // target: polars panics formatting the first two as text).
+        let time: Vec<i64> = vec![289_945_355_440_835_200, i64::MIN + 1, 1_714_979_289_000_000];
+        let frame = DataFrame::new(
+            3,
+            vec![
+                Series::new("timestamp".into(), time)
+                    .cast(&DataType::Datetime(TimeUnit::Microseconds, None))
+                    .unwrap()
+                    .into_column(),
+                Column::new("uri".into(), ["/a", "/b", "/c"]),
+            ],
+        )
+        .unwrap();
+        let path = write("calendar.parquet", frame, 10);
+        let (sinks, report) = read(&path, "auto");
+        assert_eq!(report.fault, None);
+        assert_eq!((report.parsed, report.bad), (1, 2));
+        assert_eq!(report.bad_by_reason.get("time"), Some(&2));
+        // Their numbers are shown, never read as an epoch of another unit.
+        assert!(
+            report.samples[0]
+                .text
+                .starts_with("time=289945355440835200 ")
+        );
+        assert!(
+            report.samples[1]
+                .text
+                .starts_with("time=-9223372036854775807 ")
+        );
+        let all: Vec<_> = sinks.into_iter().flat_map(|k| k.0).collect();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].2, 1_714_979_289_000_000_000);
     }
 
     #[test]
