@@ -1152,15 +1152,59 @@ fn row_text(row: &csv::ByteRecord, delimiter: u8) -> String {
     String::from_utf8_lossy(&text).into_owned()
 }
 
-/// Reads a CSV or TSV log (decompressed already, if it was compressed)
-/// in one sequential pass: a quoted field may hold line ends, so the log
-/// cannot be cut into chunks at line ends and parsed in parallel. The
-/// first row is the header ([`CsvFormat::columns`]: a header without a
-/// time or a request column is a fault); a row equal to it later
-/// (concatenated exports) is counted as a directive. `lines` counts rows,
-/// and a sample names the line its row starts on; blank lines are skipped
-/// (the `csv` crate does not return them). A sink is handed out every
-/// `chunk_size` bytes, as chunks are.
+/// A batch of CSV rows cut by the reading thread for a worker: its
+/// index, the rows read before it, and its rows.
+type CsvBatch = (usize, u64, CsvRows);
+
+/// Rows of a CSV log, their fields' bytes in one buffer (a `ByteRecord`
+/// each would be an allocation a row, of the largest row's capacity).
+#[derive(Default)]
+struct CsvRows {
+    /// Every field's bytes, one after the other.
+    bytes: Vec<u8>,
+    /// Where each field ends in `bytes`.
+    ends: Vec<usize>,
+    /// Each row: the line it starts on, and its fields (a range of
+    /// `ends`), or the sample text of a row too long to read.
+    rows: Vec<(u64, Result<std::ops::Range<usize>, String>)>,
+}
+
+impl CsvRows {
+    fn push(&mut self, line: u64, row: &csv::ByteRecord) {
+        let first = self.ends.len();
+        for field in row {
+            self.bytes.extend_from_slice(field);
+            self.ends.push(self.bytes.len());
+        }
+        self.rows.push((line, Ok(first..self.ends.len())));
+    }
+
+    /// Row `fields` of this batch, into `record`.
+    fn fill(&self, fields: std::ops::Range<usize>, record: &mut csv::ByteRecord) {
+        record.clear();
+        let mut start = if fields.start == 0 {
+            0
+        } else {
+            self.ends[fields.start - 1]
+        };
+        for &end in &self.ends[fields] {
+            record.push_field(&self.bytes[start..end]);
+            start = end;
+        }
+    }
+}
+
+/// Reads a CSV or TSV log (decompressed already, if it was compressed).
+/// A quoted field may hold line ends, so the log cannot be cut into chunks
+/// at line ends: this thread splits it into rows in one sequential pass
+/// (the `csv` crate) and hands them out in batches of about `chunk_size`
+/// bytes; worker threads read each row's fields into a request and record
+/// it, one sink a batch, and the batches are merged in order. The first
+/// row is the header ([`CsvFormat::columns`]: a header without a time or a
+/// request column is a fault); a row equal to it later (concatenated
+/// exports) is counted as a directive. `lines` counts rows, and a sample
+/// names the line its row starts on; blank lines are skipped (the `csv`
+/// crate does not return them).
 fn read_csv<S, F>(
     source: Box<dyn Read + Send + '_>,
     format: &CsvFormat,
@@ -1171,7 +1215,7 @@ fn read_csv<S, F>(
 ) -> (Vec<S>, FileReport)
 where
     S: Sink,
-    F: Fn() -> S,
+    F: Fn() -> S + Sync,
 {
     report.format = format.to_string();
     let delimiter = format.delimiter();
@@ -1182,98 +1226,173 @@ where
         .has_headers(false)
         .flexible(true)
         .buffer_capacity(CSV_BUFFER);
-    let mut counts = Counts::default();
-    let mut sinks = Vec::new();
-    let mut sink = make_sink();
-    let mut sink_start = 0u64;
+    // The header row's count, ahead of every batch's.
+    let mut head_counts = Counts::default();
     let mut header: Option<(csv::ByteRecord, super::csv_log::CsvColumns)> = None;
-    let mut row = csv::ByteRecord::new();
-    let bad = |counts: &mut Counts, line: u64, reason: BadReason, text: String| {
-        *counts.bad.entry(reason).or_insert(0) += 1;
-        if counts.samples.len() < MAX_SAMPLES {
-            counts.samples.push((line, reason, text));
-        }
-    };
-    'readers: loop {
-        // A reader starts at a line start: the file's, or after a cut.
-        let (base_byte, base_line) = (source.offset, source.newlines);
-        let mut reader = builder.from_reader(&mut source);
-        loop {
-            match reader.read_byte_record(&mut row) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(e) => {
-                    let e = match e.into_kind() {
-                        csv::ErrorKind::Io(e) => e,
-                        other => io::Error::other(format!("{other:?}")),
+    let workers = rayon::current_num_threads().max(1);
+    let (tx, rx) = mpsc::sync_channel::<CsvBatch>(workers * 2);
+    let rx = Mutex::new(rx);
+    let results: Mutex<Vec<(usize, S, Counts)>> = Mutex::new(Vec::new());
+    let header_cell: std::sync::OnceLock<(csv::ByteRecord, super::csv_log::CsvColumns)> =
+        std::sync::OnceLock::new();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let next = rx.lock().map(|r| r.recv());
+                    let Ok(Ok((index, rows_before, rows))) = next else {
+                        break;
                     };
-                    report.fault = Some(read_fault(&report.path, e));
-                    break 'readers;
+                    let (names, columns) = header_cell.get().expect("a batch follows the header");
+                    let mut sink = make_sink();
+                    let counts =
+                        csv_batch(&rows, rows_before, names, columns, delimiter, &mut sink);
+                    sink.finish();
+                    results
+                        .lock()
+                        .expect("no worker panics")
+                        .push((index, sink, counts));
                 }
-            }
-            let start = row.position().map_or(0, csv::Position::byte);
-            let line = base_line + row.position().map_or(1, csv::Position::line);
-            let end = reader.position().byte();
-            reader.get_mut().row_end = base_byte + end;
-            counts.lines += 1;
-            if reader.get_ref().cut || end - start > MAX_LINE as u64 {
-                bad(
-                    &mut counts,
-                    line,
-                    BadReason::TooLong,
-                    row_text(&row, delimiter),
-                );
-            } else if let Some((names, columns)) = &header {
-                if row == *names {
-                    counts.directives += 1;
-                } else {
-                    match columns.request(&row) {
-                        Ok(request) => {
-                            counts.parsed += 1;
-                            if !request.is_valid_request() {
-                                counts.not_requests += 1;
-                            }
-                            sink.record(&request);
-                        }
-                        Err(reason) => bad(&mut counts, line, reason, row_text(&row, delimiter)),
-                    }
-                }
-            } else {
-                match format.columns(&row) {
-                    Ok(columns) => {
-                        counts.directives += 1;
-                        header = Some((row.clone(), columns));
-                    }
-                    Err(message) => {
-                        // Still the header row, counted as one (the fault
-                        // says why its columns cannot be read): every
-                        // line is accounted for, as before any fault.
-                        counts.directives += 1;
-                        report.fault = Some(format!("{}: {message}", report.path));
+            });
+        }
+        let mut batch = CsvRows::default();
+        let mut batch_start = 0u64;
+        let mut rows_before = 0u64;
+        let mut rows = 0u64;
+        let mut index = 0usize;
+        let mut row = csv::ByteRecord::new();
+        'readers: loop {
+            // A reader starts at a line start: the file's, or after a cut.
+            let (base_byte, base_line) = (source.offset, source.newlines);
+            let mut reader = builder.from_reader(&mut source);
+            loop {
+                match reader.read_byte_record(&mut row) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => {
+                        let e = match e.into_kind() {
+                            csv::ErrorKind::Io(e) => e,
+                            other => io::Error::other(format!("{other:?}")),
+                        };
+                        report.fault = Some(read_fault(&report.path, e));
                         break 'readers;
                     }
                 }
+                let start = row.position().map_or(0, csv::Position::byte);
+                let line = base_line + row.position().map_or(1, csv::Position::line);
+                let end = reader.position().byte();
+                reader.get_mut().row_end = base_byte + end;
+                if header.is_none() {
+                    head_counts.lines += 1;
+                    // The header row, counted as a directive even when it
+                    // is refused (the fault says why its columns cannot be
+                    // read): every line is accounted for.
+                    head_counts.directives += 1;
+                    match format.columns(&row) {
+                        Ok(columns) => header = Some((row.clone(), columns)),
+                        Err(message) => {
+                            report.fault = Some(format!("{}: {message}", report.path));
+                            break 'readers;
+                        }
+                    }
+                    batch_start = base_byte + end;
+                    continue;
+                }
+                if reader.get_ref().cut || end - start > MAX_LINE as u64 {
+                    batch.rows.push((line, Err(row_text(&row, delimiter))));
+                } else {
+                    batch.push(line, &row);
+                }
+                rows += 1;
+                if base_byte + end - batch_start >= chunk_size as u64 {
+                    if header_cell.get().is_none() {
+                        let _ = header_cell.set(header.clone().expect("read above"));
+                    }
+                    let full = std::mem::take(&mut batch);
+                    if tx.send((index, rows_before, full)).is_err() {
+                        break 'readers;
+                    }
+                    index += 1;
+                    rows_before = rows;
+                    batch_start = base_byte + end;
+                }
             }
-            if base_byte + end - sink_start >= chunk_size as u64 {
-                sink.finish();
-                sinks.push(std::mem::replace(&mut sink, make_sink()));
-                sink_start = base_byte + end;
+            drop(reader);
+            if !source.cut {
+                break;
+            }
+            if let Err(e) = source.resume() {
+                report.fault = Some(read_fault(&report.path, e));
+                break;
             }
         }
-        drop(reader);
-        if !source.cut {
-            break;
+        if !batch.rows.is_empty() {
+            if header_cell.get().is_none() {
+                let _ = header_cell.set(header.clone().expect("rows follow the header"));
+            }
+            let _ = tx.send((index, rows_before, std::mem::take(&mut batch)));
         }
-        if let Err(e) = source.resume() {
-            report.fault = Some(read_fault(&report.path, e));
-            break;
+        drop(tx);
+    });
+    let mut results = results.into_inner().expect("no worker panics");
+    results.sort_by_key(|(i, _, _)| *i);
+    let (mut sinks, counts): (Vec<S>, Vec<Counts>) =
+        results.into_iter().map(|(_, s, c)| (s, c)).unzip();
+    if sinks.is_empty() {
+        let mut sink = make_sink();
+        sink.finish();
+        sinks.push(sink);
+    }
+    report.bytes = source.offset;
+    merge(&mut report, std::iter::once(head_counts).chain(counts));
+    (sinks, report)
+}
+
+/// Reads one batch of CSV rows into `sink`. A sample's line is kept
+/// less the rows before the batch (the header and `rows_before`), which
+/// [`merge`] adds back.
+fn csv_batch<S: Sink>(
+    batch: &CsvRows,
+    rows_before: u64,
+    names: &csv::ByteRecord,
+    columns: &super::csv_log::CsvColumns,
+    delimiter: u8,
+    sink: &mut S,
+) -> Counts {
+    let mut counts = Counts::default();
+    let bad = |counts: &mut Counts, line: u64, reason: BadReason, text: String| {
+        *counts.bad.entry(reason).or_insert(0) += 1;
+        if counts.samples.len() < MAX_SAMPLES {
+            counts.samples.push((line - rows_before - 1, reason, text));
+        }
+    };
+    let mut row = csv::ByteRecord::new();
+    for (line, fields) in &batch.rows {
+        counts.lines += 1;
+        let fields = match fields {
+            Ok(fields) => fields.clone(),
+            Err(text) => {
+                bad(&mut counts, *line, BadReason::TooLong, text.clone());
+                continue;
+            }
+        };
+        batch.fill(fields, &mut row);
+        if row == *names {
+            counts.directives += 1;
+            continue;
+        }
+        match columns.request(&row) {
+            Ok(request) => {
+                counts.parsed += 1;
+                if !request.is_valid_request() {
+                    counts.not_requests += 1;
+                }
+                sink.record(&request);
+            }
+            Err(reason) => bad(&mut counts, *line, reason, row_text(&row, delimiter)),
         }
     }
-    sink.finish();
-    sinks.push(sink);
-    report.bytes = source.offset;
-    merge(&mut report, [counts]);
-    (sinks, report)
+    counts
 }
 
 mod parquet;

@@ -253,13 +253,25 @@ fn parse_rows<S: Sink>(
                 if counts.samples.len() < MAX_SAMPLES {
                     let mut shown = String::new();
                     for (field, column) in prepared.iter().enumerate() {
-                        if let Some(value) = column.as_ref().and_then(|c| c.text.get(row)) {
+                        let Some(column) = column else { continue };
+                        // An instant in RFC 3339, or its number when it
+                        // is out of range.
+                        let value = match &column.instants {
+                            Some((values, per_unit)) => values[row].map(|v| {
+                                v.checked_mul(*per_unit).map_or_else(
+                                    || format!("{v} (out of range)"),
+                                    crate::time::format_time,
+                                )
+                            }),
+                            None => column.text.get(row).map(str::to_string),
+                        };
+                        if let Some(value) = value {
                             if !shown.is_empty() {
                                 shown.push(' ');
                             }
                             shown.push_str(NAMES[field]);
                             shown.push('=');
-                            shown.push_str(value);
+                            shown.push_str(&value);
                         }
                     }
                     let mut end = shown.len().min(SAMPLE_BYTES);
