@@ -35,7 +35,7 @@ const CASES: &[Case] = &[
         name: "undetectable log format",
         files: &[("a.log", b"hello\nworld\n")],
         args: "audit {dir}/a.log --snapshot {demo}/snapshot",
-        message: "crawlaudit: error: cannot detect the log format of {dir}/a.log from its first lines (tried combined, common, vhost_combined, gandi, lighttpd, envoy, json, w3c, alb, elb, s3, haproxy, parquet): give --format, e.g. --format nginx:'<log_format from nginx.conf>'",
+        message: "crawlaudit: error: cannot detect the log format of {dir}/a.log from its first lines (tried combined, common, vhost_combined, vhost_common, gandi, lighttpd, envoy, json, w3c, alb, elb, s3, haproxy, parquet, csv and tsv with a header row): give --format, e.g. --format nginx:'<log_format from nginx.conf>'",
     },
     Case {
         name: "xz log",
@@ -219,7 +219,7 @@ const CASES: &[Case] = &[
         name: "unknown --format",
         files: &[],
         args: "audit --format apache",
-        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, gandi, json, json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, lighttpd, haproxy, parquet, csv, tsv, nginx:'<log_format>', regex:'<pattern>')",
+        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, vhost_common, gandi, json, json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, lighttpd, haproxy, parquet, csv, tsv, nginx:'<log_format>', regex:'<pattern>')",
     },
     Case {
         name: "nginx format without a time",

@@ -158,6 +158,22 @@ fn check_case(dir: &Path) {
         "auto-detection of {}",
         dir.display()
     );
+    // Detected, a file reads as it does with its format given (plain and
+    // compressed: a stream detects from its first bytes too).
+    if !found.is_empty() && found == format.to_string() && !matches!(format, Format::Auto) {
+        let want = render(&input, &format, 97).0;
+        for path in std::iter::once(&input).chain(variants.iter().map(|(_, p)| p)) {
+            if matches!(format, Format::Parquet(_)) && path != &input {
+                continue;
+            }
+            assert_eq!(
+                render(path, &Format::Auto, 97).0,
+                want,
+                "{} read with --format auto",
+                path.display()
+            );
+        }
+    }
 }
 
 #[test]

@@ -236,6 +236,43 @@ impl CsvColumns {
     }
 }
 
+/// Detects a CSV or TSV log from its first bytes: its first row is a
+/// header whose names map a time and a request or URL column
+/// ([`CsvFormat::columns`], tab-separated when it has a tab, else
+/// comma-separated), and at least half the rows after it (of up to 50)
+/// read as requests. A header alone (no rows yet) is enough.
+pub(crate) fn detect(sample: &[u8]) -> Option<CsvFormat> {
+    let first = sample.split(|&b| b == b'\n').next().unwrap_or_default();
+    let format = if first.contains(&b'\t') {
+        CsvFormat::tsv()
+    } else if first.contains(&b',') {
+        CsvFormat::csv()
+    } else {
+        return None;
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(format.delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(sample);
+    let mut row = ByteRecord::new();
+    if !reader.read_byte_record(&mut row).ok()? {
+        return None;
+    }
+    let columns = format.columns(&row).ok()?;
+    let (mut rows, mut read) = (0usize, 0usize);
+    while rows < 50 {
+        match reader.read_byte_record(&mut row) {
+            Ok(true) => {}
+            Ok(false) | Err(_) => break,
+        }
+        rows += 1;
+        read += usize::from(columns.request(&row).is_ok());
+    }
+    // The sample may end inside its last row.
+    (read * 2 + 1 >= rows).then_some(format)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

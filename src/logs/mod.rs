@@ -110,6 +110,9 @@ pub enum Format {
     Common,
     /// Apache's vhost_combined (`%v:%p` first).
     VhostCombined,
+    /// Apache's common log format with the virtual host first (`%v %h %l
+    /// %u %t "%r" %>s %b`; `common_vhost` to Matomo's log importer).
+    VhostCommon,
     /// Gandi's web hosting log: the host, then combined with the time
     /// taken after the date (`(0 s)`).
     Gandi,
@@ -148,7 +151,8 @@ pub enum Format {
 impl FromStr for Format {
     type Err = String;
 
-    /// `auto`, `combined`, `common`, `vhost_combined`, `gandi`, `json`,
+    /// `auto`, `combined`, `common`, `vhost_combined`, `vhost_common`
+    /// (also `common_vhost`), `gandi`, `json`,
     /// `json:NAME` (`cloudflare`, `gcp`, `azure`, `fastly`, `akamai`,
     /// `traefik`), `w3c`, `alb`, `elb`, `s3`, `envoy`, `lighttpd`,
     /// `haproxy`, `haproxy:Host,User-Agent,...`, `parquet`,
@@ -159,6 +163,7 @@ impl FromStr for Format {
             "combined" => Format::Combined,
             "common" | "clf" => Format::Common,
             "vhost_combined" => Format::VhostCombined,
+            "vhost_common" | "common_vhost" => Format::VhostCommon,
             "gandi" => Format::Gandi,
             "json" => Format::Json(Box::new(JsonFields::auto())),
             "cloudflare" => Format::Json(Box::new(JsonFields::cloudflare())),
@@ -194,7 +199,7 @@ impl FromStr for Format {
                     Format::Json(Box::new(fields))
                 } else {
                     return Err(format!(
-                        "unknown log format {other:?} (auto, combined, common, vhost_combined, gandi, json, json:{}, w3c, alb, elb, s3, envoy, lighttpd, haproxy, parquet, csv, tsv, nginx:'<log_format>', regex:'<pattern>')",
+                        "unknown log format {other:?} (auto, combined, common, vhost_combined, vhost_common, gandi, json, json:{}, w3c, alb, elb, s3, envoy, lighttpd, haproxy, parquet, csv, tsv, nginx:'<log_format>', regex:'<pattern>')",
                         JSON_LAYOUTS.join(", json:")
                     ));
                 }
@@ -210,6 +215,7 @@ impl fmt::Display for Format {
             Format::Combined => f.write_str("combined"),
             Format::Common => f.write_str("common"),
             Format::VhostCombined => f.write_str("vhost_combined"),
+            Format::VhostCommon => f.write_str("vhost_common"),
             Format::Gandi => f.write_str("gandi"),
             Format::Nginx(s) => write!(f, "nginx:{s}"),
             Format::Json(fields) => match fields.name() {
@@ -296,6 +302,7 @@ impl Format {
             Format::Combined => Kind::Template(Template::compile(template::COMBINED)?),
             Format::Common => Kind::Template(Template::compile(template::COMMON)?),
             Format::VhostCombined => Kind::Template(Template::compile(template::VHOST_COMBINED)?),
+            Format::VhostCommon => Kind::Template(Template::compile(template::VHOST_COMMON)?),
             Format::Gandi => Kind::Template(Template::compile(template::GANDI)?),
             Format::Nginx(s) => Kind::Template(Template::compile(s)?),
             Format::Json(fields) => Kind::Json((**fields).clone()),
@@ -377,7 +384,8 @@ pub fn parse_line<'a>(format: &Compiled, line: &'a [u8]) -> Result<Request<'a>, 
 
 /// Detects the format of a log from its first lines (up to 50 non-empty
 /// lines of `sample`): Parquet when it begins with `PAR1`; W3C when it has
-/// W3C directives; JSON when its lines
+/// W3C directives; CSV or TSV when its first row is a header that names a
+/// time and a request or URL column (`csv_log::detect`); JSON when its lines
 /// are JSON objects (a named layout, `json:gcp` and the like, when the
 /// first object has that layout's distinctive keys and the layout reads at
 /// least half the lines; else the automatic mapping); else the line format
@@ -418,6 +426,9 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
         let ok = reads(&fields);
         return (ok * 2 >= lines.len() && ok > 0).then_some(Format::Json(Box::new(fields)));
     }
+    if let Some(csv) = csv_log::detect(sample) {
+        return Some(Format::Csv(Box::new(csv)));
+    }
     // Combined lines also read as common (which ignores their end), so a
     // common count is no evidence against combined: the most specific
     // candidate that reads at least half as many lines as the best wins
@@ -434,6 +445,7 @@ pub fn detect(sample: &[u8]) -> Option<Format> {
         Format::VhostCombined,
         Format::Lighttpd,
         Format::Combined,
+        Format::VhostCommon,
         Format::Common,
     ];
     let counts: Vec<usize> = candidates
@@ -499,6 +511,7 @@ mod tests {
             "combined",
             "common",
             "vhost_combined",
+            "vhost_common",
             "gandi",
             "json",
             "json:cloudflare",
@@ -582,6 +595,9 @@ mod tests {
         assert_eq!(detect(common), Some(Format::Common));
         let vhost = b"example.com:80 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"UA\"\n";
         assert_eq!(detect(vhost), Some(Format::VhostCombined));
+        let vhost_common =
+            b"www.example.com 1.2.3.4 - theuser [01/Jan/2024:00:00:00 +0000] \"GET / HTTP/1.1\" 200 1\n";
+        assert_eq!(detect(vhost_common), Some(Format::VhostCommon));
         let gandi = b"www.example.com 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] (0 s) \"GET / HTTP/1.1\" 200 1 \"-\" \"UA\"\n";
         assert_eq!(detect(gandi), Some(Format::Gandi));
         assert_eq!(

@@ -634,6 +634,21 @@ where
         report.format = "undetected".into();
         return (Vec::new(), report);
     };
+    if let Format::Csv(_) = &format {
+        // Detected as CSV: read in one pass (a quoted field may hold line
+        // ends, so the file cannot be cut at any of them).
+        use std::io::{Seek, SeekFrom};
+        let mut file = file;
+        if let Err(e) = file.seek(SeekFrom::Start(0)) {
+            report.fault = Some(format!("cannot read {}: {e}", path.display()));
+            return (Vec::new(), report);
+        }
+        let options = ReadOptions {
+            format,
+            chunk_size: options.chunk_size,
+        };
+        return read_stream(file, report, &options, make_sink);
+    }
     report.format = format.to_string();
     let mut state = format.compile().expect("formats were validated when given");
     let mut sinks = Vec::new();
@@ -711,7 +726,7 @@ where
 
 fn undetected(name: &str) -> String {
     format!(
-        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, gandi, lighttpd, envoy, json, w3c, alb, elb, s3, haproxy, parquet): \
+        "cannot detect the log format of {name} from its first lines (tried combined, common, vhost_combined, vhost_common, gandi, lighttpd, envoy, json, w3c, alb, elb, s3, haproxy, parquet, csv and tsv with a header row): \
          give --format, e.g. --format nginx:'<log_format from nginx.conf>'"
     )
 }
@@ -740,6 +755,15 @@ impl<R: io::BufRead> io::BufRead for Counting<R> {
     fn consume(&mut self, amount: usize) {
         self.count.fetch_add(amount as u64, Ordering::Relaxed);
         self.inner.consume(amount);
+    }
+}
+
+/// A source that fails with its error, once, then ends.
+struct FailOnce(Option<io::Error>);
+
+impl Read for FailOnce {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        self.0.take().map_or(Ok(0), Err)
     }
 }
 
@@ -908,7 +932,26 @@ where
             ),
         }
     };
-    if let Format::Csv(format) = &options.format {
+    let mut detected = None;
+    if let Format::Auto = &options.format {
+        // A CSV log is read a row at a time, not in blocks of lines: its
+        // first bytes decide.
+        // A read that fails here fails again after the bytes it got, so
+        // the lines before it are read as they would be without the peek.
+        let mut head = Vec::new();
+        let failed = fill(source.as_mut(), &mut head, DETECT_BYTES).err();
+        if let Some(Format::Csv(csv)) = detect(&head) {
+            detected = Some(csv);
+        }
+        source = match failed {
+            None => Box::new(io::Cursor::new(head).chain(source)),
+            Some(e) => Box::new(io::Cursor::new(head).chain(FailOnce(Some(e)))),
+        };
+    }
+    if let Some(format) = detected.as_deref().or(match &options.format {
+        Format::Csv(format) => Some(&**format),
+        _ => None,
+    }) {
         return read_csv(
             source,
             format,

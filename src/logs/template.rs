@@ -143,6 +143,14 @@ pub(crate) const COMMON: &str =
 /// Apache's `vhost_combined`: `%v:%p %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i"`.
 pub(crate) const VHOST_COMBINED: &str = r#"$vhost $remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
 
+/// Apache's common log format with the virtual host first: `%v %h %l %u
+/// %t "%r" %>s %b`, the `vhost_common` nickname of SUSE's Apache
+/// configuration (`mod_log_config.conf`), `common_vhost` to Matomo's log
+/// importer; the fields are those of
+/// <https://httpd.apache.org/docs/2.4/mod/mod_log_config.html>.
+pub(crate) const VHOST_COMMON: &str =
+    r#"$vhost $remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent"#;
+
 /// Gandi's web hosting access log: `vhost_combined`'s fields with the host
 /// name alone first (Apache's `%{Host}i`, a port only when the client sent
 /// one) and the time taken in parentheses after the date (`(0 s)`).
