@@ -1,4 +1,4 @@
-//! Fuzz the template line parser (combined, common, vhost_combined, gandi,
+//! Fuzz the template line parser (combined, common, vhost_combined, vhost_common, gandi,
 //! envoy, lighttpd, and the AWS formats alb, elb and s3) and the nginx
 //! log_format compiler: the first line of the input is tried as an nginx
 //! format string, every other line is parsed in every format.
@@ -21,6 +21,7 @@ fuzz_target!(|data: &[u8]| {
         Format::Combined,
         Format::Common,
         Format::VhostCombined,
+        Format::VhostCommon,
         Format::Gandi,
         Format::Envoy,
         Format::Lighttpd,
