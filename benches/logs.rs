@@ -170,3 +170,42 @@ fn envoy(bencher: Bencher) {
     });
     bench(bencher, Format::Envoy, l);
 }
+
+/// A sink that counts requests.
+#[derive(Default)]
+struct CountSink(usize);
+
+impl crawlaudit::logs::Sink for CountSink {
+    fn record(&mut self, _: &crawlaudit::logs::Request<'_>) {
+        self.0 += 1;
+    }
+}
+
+/// CSV has no line parser of its own (a quoted field may hold line ends):
+/// the whole reading path, `read_input` on a file of the page cache, one
+/// thread splitting rows and the others reading them into requests.
+#[divan::bench]
+fn csv_read_input(bencher: Bencher) {
+    let mut text = String::from("time,client_ip,request,status,bytes,referer,user_agent\n");
+    for i in 0..10_000 {
+        text.push_str(&format!(
+            "2026-11-01T00:{:02}:{:02}Z,66.249.66.{},GET /products/{i}?page=2 HTTP/1.1,200,{i},https://www.google.com/,\"{UA}\"\n",
+            i / 60 % 60,
+            i % 60,
+            i % 250
+        ));
+    }
+    let path = std::env::temp_dir().join(format!("crawlaudit-bench-{}.csv", std::process::id()));
+    std::fs::write(&path, &text).unwrap();
+    let input = crawlaudit::logs::Input::File(path.clone());
+    let options = crawlaudit::logs::ReadOptions {
+        format: "csv".parse().unwrap(),
+        chunk_size: 1 << 20,
+    };
+    bencher.counter(BytesCount::new(text.len())).bench_local(|| {
+        let (sinks, _): (Vec<CountSink>, _) =
+            crawlaudit::logs::read_input(&input, &options, &CountSink::default);
+        sinks.iter().map(|s| s.0).sum::<usize>()
+    });
+    let _ = std::fs::remove_file(&path);
+}

@@ -13,7 +13,7 @@ runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
   runs=(bots_toml=600 warc=600 pages_jsonl=600 indexing=600 robots=900
         log_template=720 log_json=720 log_w3c=720 log_csv=720 log_regex=720
-        log_haproxy=720 merge_state=600)
+        log_haproxy=720 log_parquet=600 merge_state=600)
 fi
 for run in "${runs[@]}"; do
   target=${run%%=*}
