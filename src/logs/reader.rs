@@ -250,8 +250,16 @@ fn apply_directives(block: &[u8], state: &mut Compiled) {
 /// Merges chunk counts, in order, into the report (line numbers of
 /// samples become file line numbers).
 fn merge(report: &mut FileReport, counts: impl IntoIterator<Item = Counts>) {
+    merge_at(report, counts, true);
+}
+
+/// [`merge`], with the samples' lines relative to the lines merged before
+/// (`relative`) or already the file's own (a CSV row's line, which its
+/// row count does not give: rows may span lines, and a file of `\r` line
+/// ends has one line).
+fn merge_at(report: &mut FileReport, counts: impl IntoIterator<Item = Counts>, relative: bool) {
     for c in counts {
-        let offset = report.lines;
+        let offset = if relative { report.lines } else { 0 };
         report.lines += c.lines;
         report.parsed += c.parsed;
         report.not_requests += c.not_requests;
@@ -1195,9 +1203,9 @@ fn row_text(row: &csv::ByteRecord, delimiter: u8) -> String {
     String::from_utf8_lossy(&text).into_owned()
 }
 
-/// A batch of CSV rows cut by the reading thread for a worker: its
-/// index, the rows read before it, and its rows.
-type CsvBatch = (usize, u64, CsvRows);
+/// A batch of CSV rows cut by the reading thread for a worker: its index
+/// and its rows.
+type CsvBatch = (usize, CsvRows);
 
 /// Rows of a CSV log, their fields' bytes in one buffer (a `ByteRecord`
 /// each would be an allocation a row, of the largest row's capacity).
@@ -1283,13 +1291,12 @@ where
             scope.spawn(|| {
                 loop {
                     let next = rx.lock().map(|r| r.recv());
-                    let Ok(Ok((index, rows_before, rows))) = next else {
+                    let Ok(Ok((index, rows))) = next else {
                         break;
                     };
                     let (names, columns) = header_cell.get().expect("a batch follows the header");
                     let mut sink = make_sink();
-                    let counts =
-                        csv_batch(&rows, rows_before, names, columns, delimiter, &mut sink);
+                    let counts = csv_batch(&rows, names, columns, delimiter, &mut sink);
                     sink.finish();
                     results
                         .lock()
@@ -1300,8 +1307,6 @@ where
         }
         let mut batch = CsvRows::default();
         let mut batch_start = 0u64;
-        let mut rows_before = 0u64;
-        let mut rows = 0u64;
         let mut index = 0usize;
         let mut row = csv::ByteRecord::new();
         'readers: loop {
@@ -1346,17 +1351,15 @@ where
                 } else {
                     batch.push(line, &row);
                 }
-                rows += 1;
                 if base_byte + end - batch_start >= chunk_size as u64 {
                     if header_cell.get().is_none() {
                         let _ = header_cell.set(header.clone().expect("read above"));
                     }
                     let full = std::mem::take(&mut batch);
-                    if tx.send((index, rows_before, full)).is_err() {
+                    if tx.send((index, full)).is_err() {
                         break 'readers;
                     }
                     index += 1;
-                    rows_before = rows;
                     batch_start = base_byte + end;
                 }
             }
@@ -1373,7 +1376,7 @@ where
             if header_cell.get().is_none() {
                 let _ = header_cell.set(header.clone().expect("rows follow the header"));
             }
-            let _ = tx.send((index, rows_before, std::mem::take(&mut batch)));
+            let _ = tx.send((index, std::mem::take(&mut batch)));
         }
         drop(tx);
     });
@@ -1387,16 +1390,18 @@ where
         sinks.push(sink);
     }
     report.bytes = source.offset;
-    merge(&mut report, std::iter::once(head_counts).chain(counts));
+    merge_at(
+        &mut report,
+        std::iter::once(head_counts).chain(counts),
+        false,
+    );
     (sinks, report)
 }
 
-/// Reads one batch of CSV rows into `sink`. A sample's line is kept
-/// less the rows before the batch (the header and `rows_before`), which
-/// [`merge`] adds back.
+/// Reads one batch of CSV rows into `sink`. A sample names the file's
+/// line its row starts on.
 fn csv_batch<S: Sink>(
     batch: &CsvRows,
-    rows_before: u64,
     names: &csv::ByteRecord,
     columns: &super::csv_log::CsvColumns,
     delimiter: u8,
@@ -1406,7 +1411,7 @@ fn csv_batch<S: Sink>(
     let bad = |counts: &mut Counts, line: u64, reason: BadReason, text: String| {
         *counts.bad.entry(reason).or_insert(0) += 1;
         if counts.samples.len() < MAX_SAMPLES {
-            counts.samples.push((line - rows_before - 1, reason, text));
+            counts.samples.push((line, reason, text));
         }
     };
     let mut row = csv::ByteRecord::new();

@@ -694,6 +694,31 @@ fn csv_rows_over_the_limit_are_counted_and_reading_goes_on() {
 }
 
 #[test]
+fn csv_samples_name_the_line_a_row_starts_on_in_any_batch() {
+    // Rows ended by `\r` alone (one line in all), and rows spanning lines
+    // (a quoted field with line ends): a bad row's sample names the line
+    // its row starts on, whatever batch it falls in (found by log_csv: a
+    // later batch's line less its rows underflowed).
+    let mut cr = b"time,path,status\r".to_vec();
+    for i in 0..40 {
+        cr.extend_from_slice(format!("2024-01-01T00:00:{i:02}Z,/p{i},200\r").as_bytes());
+    }
+    cr.extend_from_slice(b"2024-01-01T00:00:00Z,/bad,2000\r");
+    let mut spans = b"time,path,status\n".to_vec();
+    for i in 0..40 {
+        spans.extend_from_slice(format!("2024-01-01T00:00:{i:02}Z,\"/p\n{i}\",200\n").as_bytes());
+    }
+    spans.extend_from_slice(b"2024-01-01T00:00:00Z,/bad,2000\n");
+    for (name, data, line) in [("cr.csv", cr, 1), ("spans.csv", spans, 82)] {
+        for chunk in [1, 97, 8 << 20] {
+            let (got, r) = read_csv_file(&temp(name, &data), chunk);
+            assert_eq!((got.len(), r.lines, r.bad), (40, 42, 1), "{name} {chunk}");
+            assert_eq!(r.samples[0].line, line, "{name} {chunk}");
+        }
+    }
+}
+
+#[test]
 fn csv_header_faults_and_stdin_like_streams() {
     let path = temp("no-time.csv", b"path,status\n/a,200\n");
     let (_, r) = read_csv_file(&path, 8 << 20);
