@@ -7,6 +7,7 @@
 //! The modules, each using only those above it:
 //!
 //! - [`time`]: nanosecond instants and durations, units, RFC 3339 printing.
+//! - [`text`]: shared text, one copy per distinct string.
 //! - [`host`]: hosts as the audit names them, and the check of a named host.
 //! - [`bounded_read`]: whole files the user names, read with a bound.
 //! - [`robots`]: the robots.txt evaluator (RFC 9309, as Google's reference).
@@ -42,6 +43,7 @@ pub mod report;
 pub mod robots;
 pub mod shard;
 pub mod snapshot;
+pub mod text;
 pub mod time;
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ const RULES_CACHE: usize = 1 << 16;
 use crate::bots::Crawler;
 use crate::robots::Group;
 use crate::snapshot::{Policy, RobotsVersion};
+use crate::text::Interner;
 use crate::time::{format_seconds, format_time};
 
 /// What the snapshot says of one host, for the per-request lookups: is it
@@ -106,6 +107,9 @@ pub(crate) struct Rules<'c> {
     /// Per (host, by the address of its [`HostRules`]; crawler name): may
     /// a Crawl-delay apply to that crawler there ([`Rules::may_delay`])?
     delays: HashMap<(usize, Box<str>), bool>,
+    /// The violations' repeated cells, shared (emptied at
+    /// [`RULES_CACHE`] entries, as the maps are).
+    texts: Interner,
 }
 
 /// A group selected for a crawler, its crawl delay, and the crawler.
@@ -153,6 +157,7 @@ impl<'c> Rules<'c> {
             windows: HashMap::new(),
             groups: HashMap::new(),
             delays: HashMap::new(),
+            texts: Interner::default(),
         }
     }
 
@@ -161,6 +166,7 @@ impl<'c> Rules<'c> {
         self.windows = HashMap::new();
         self.groups = HashMap::new();
         self.delays = HashMap::new();
+        self.texts = Interner::default();
     }
 
     /// May a Crawl-delay apply on `host` to a crawler named as `crawler` is:
@@ -337,7 +343,10 @@ impl<'c> Rules<'c> {
     /// The Disallow violation of `hit` under `now`, the policy in force at
     /// its time (one of the `cached` versions, so it disallows too).
     fn violation(&mut self, hit: &Hit<'_>, now: &Policy<'c>, cached: usize) -> Option<Violation> {
-        let version = Some(now.version().name().to_string());
+        if self.texts.len() >= RULES_CACHE {
+            self.texts = Interner::default();
+        }
+        let version = Some(self.texts.get(now.version().name()));
         let (group, _) = self.group(now, hit.crawler);
         // `now` is one of the cached policies, so it disallows too; an
         // allow-all cannot occur here.
@@ -358,20 +367,21 @@ impl<'c> Rules<'c> {
             _ => String::new(),
         };
         let (rule, line) = (decision.rule.unwrap_or_default(), decision.line);
+        let texts = &mut self.texts;
         Some(Violation {
             time: hit.time,
-            host: hit.host.to_string(),
-            crawler: hit.identity.to_string(),
+            host: hit.host.clone(),
+            crawler: texts.get(hit.identity),
             verified: hit.verified,
-            client_ip: hit.client.to_string(),
+            client_ip: texts.get(hit.client),
             kind: "disallow",
-            method: hit.method.to_string(),
+            method: texts.get(hit.method),
             url: hit.url.to_string(),
             status: hit.status,
-            rule,
+            rule: texts.get(&rule),
             rule_line: line,
             robots_version: version,
-            detail,
+            detail: texts.get(&detail),
         })
     }
 }

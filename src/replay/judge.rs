@@ -16,6 +16,7 @@ use super::{
 use crate::bots::Crawler;
 use crate::robots::target_path;
 use crate::snapshot::Policy;
+use crate::text::Interner;
 use crate::time::{format_seconds, format_time, seconds_to_nanos_f64};
 
 /// The path-and-query a request or referral is judged on.
@@ -231,6 +232,7 @@ fn crawl_delay(
     identity: &str,
     steps: &[Step],
     prior: Option<&LastRequest>,
+    texts: &mut Interner,
     violations: &mut Vec<Violation>,
 ) {
     let snap = ctx.snapshot();
@@ -250,22 +252,23 @@ fn crawl_delay(
                     .map_or((String::new(), None), |(_, rule, line)| (rule, Some(line)));
                 violations.push(Violation {
                     time: t,
-                    host: host.to_string(),
-                    crawler: identity.to_string(),
+                    host: texts.get(host),
+                    crawler: texts.get(identity),
                     verified: delayed.verified,
-                    client_ip: delayed.client.to_string(),
+                    client_ip: texts.get(&delayed.client),
                     kind: "crawl-delay",
-                    method: delayed.method.to_string(),
+                    method: texts.get(&delayed.method),
                     url: delayed.url.to_string(),
                     status: delayed.status,
-                    rule,
+                    rule: texts.get(&rule),
                     rule_line: line,
-                    robots_version: now.map(|p| p.version().name().to_string()),
+                    robots_version: now.map(|p| texts.get(p.version().name())),
                     detail: format!(
                         "gap {} < {}",
                         format_seconds(gap),
                         format_seconds(seconds_to_nanos_f64(delayed.seconds))
-                    ),
+                    )
+                    .into(),
                 });
             }
         }
@@ -320,6 +323,8 @@ fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
     // and the next night need.
     let mut seen: Vec<Identity> = Vec::with_capacity(identities.len());
     let mut now = referred_until;
+    // The violations' repeated cells, shared.
+    let mut texts = Interner::default();
     for (name, mut activity) in identities {
         // Carried over from the previous run, when it came before.
         let prior = prior_last
@@ -327,7 +332,15 @@ fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
             .filter(|l| l.time <= activity.first());
         now = now.max(Some(activity.last().0));
         if let Some(steps) = activity.take_steps() {
-            crawl_delay(ctx, host, &name, &steps, prior, &mut out.violations);
+            crawl_delay(
+                ctx,
+                host,
+                &name,
+                &steps,
+                prior,
+                &mut texts,
+                &mut out.violations,
+            );
         }
         let last_robots = activity
             .last_robots()
@@ -404,22 +417,23 @@ fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
             };
             out.violations.push(Violation {
                 time: referral.time,
-                host: host.to_string(),
-                crawler: crawler.name().to_string(),
+                host: texts.get(host),
+                crawler: texts.get(crawler.name()),
                 verified: fetch.verified,
-                client_ip: fetch.client.to_string(),
+                client_ip: texts.get(&fetch.client),
                 kind,
-                method: fetch.method.to_string(),
+                method: texts.get(&fetch.method),
                 url: page_url.clone(),
                 status: fetch.status,
-                rule,
+                rule: texts.get(&rule),
                 rule_line: None,
                 robots_version: None,
                 detail: format!(
                     "referrer {}; crawler fetched {}",
                     referral.via,
                     format_time(fetch.time)
-                ),
+                )
+                .into(),
             });
         }
     }

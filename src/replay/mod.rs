@@ -33,7 +33,7 @@
 //! collector.record(&parse_line(&format, line).unwrap());
 //! let outcome = replay(&ctx, vec![collector]);
 //! assert_eq!(outcome.violations.len(), 1);
-//! assert_eq!(outcome.violations[0].rule, "Disallow: /cart/");
+//! assert_eq!(&*outcome.violations[0].rule, "Disallow: /cart/");
 //! ```
 
 mod activity;
@@ -935,36 +935,38 @@ pub fn sort_rows(violations: &mut [Violation], findings: &mut [Finding]) {
     });
 }
 
-/// One violation (a row of `violations.csv`).
+/// One violation (a row of `violations.csv`). Its repeated cells are
+/// shared text ([`crate::text::Interner`]): a table of millions of rows
+/// holds each host, crawler, rule and version once.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Violation {
     /// Request time, UTC nanoseconds.
     pub time: i64,
     /// The site.
-    pub host: String,
+    pub host: Arc<str>,
     /// The crawler identity (`Googlebot`, `Googlebot (unverified)`).
-    pub crawler: String,
+    pub crawler: Arc<str>,
     /// Verified against published ranges; `None` when none are known.
     pub verified: Option<bool>,
     /// The client address (for noindex evidence, the crawler's fetch).
-    pub client_ip: String,
+    pub client_ip: Arc<str>,
     /// `disallow`, `crawl-delay`, `noindex` or `unavailable-after`.
     pub kind: &'static str,
     /// The request method.
-    pub method: String,
+    pub method: Arc<str>,
     /// Path and query as logged.
     pub url: String,
     /// The response status.
     pub status: u16,
     /// The rule: `Disallow: /private/`, `Crawl-delay: 10`,
     /// `X-Robots-Tag: noindex`, `robots.txt 5xx`.
-    pub rule: String,
+    pub rule: Arc<str>,
     /// The rule's line in robots.txt.
     pub rule_line: Option<u32>,
     /// The robots.txt version (file name or WARC date).
-    pub robots_version: Option<String>,
+    pub robots_version: Option<Arc<str>>,
     /// `gap 2s < 10s`; `referrer www.google.com; crawler fetched ...`.
-    pub detail: String,
+    pub detail: Arc<str>,
 }
 
 /// One finding (a row of `findings.csv`): reported, not a violation.

@@ -63,7 +63,7 @@ fn kinds(o: &Outcome) -> Vec<(String, &'static str, String, String)> {
             (
                 crate::time::format_time(v.time),
                 v.kind,
-                v.crawler.clone(),
+                v.crawler.to_string(),
                 v.url.clone(),
             )
         })
@@ -116,11 +116,11 @@ fn disallow_with_rule_line_and_version() {
     );
     let v = &o.violations[0];
     assert_eq!(
-        (v.rule.as_str(), v.rule_line, v.robots_version.as_deref()),
+        (&*v.rule, v.rule_line, v.robots_version.as_deref()),
         ("Disallow: /private/", Some(3), Some("robots.txt"))
     );
     assert_eq!(
-        (v.verified, v.client_ip.as_str(), v.status),
+        (v.verified, &*v.client_ip, v.status),
         (None, "192.0.2.1", 200)
     );
     assert_eq!((o.counts.crawler, o.counts.unjudged), (4, 0));
@@ -233,7 +233,7 @@ fn robots_5xx_disallows_everything() {
     );
     assert_eq!(o.violations.len(), 1);
     assert_eq!(
-        (o.violations[0].rule.as_str(), o.violations[0].rule_line),
+        (&*o.violations[0].rule, o.violations[0].rule_line),
         ("robots.txt 5xx", None)
     );
     assert!(
@@ -273,7 +273,7 @@ fn crawl_delay_gaps_with_resolution() {
     );
     let v = &o.violations[0];
     assert_eq!(
-        (v.rule.as_str(), v.rule_line, v.detail.as_str()),
+        (&*v.rule, v.rule_line, &*v.detail),
         ("Crawl-delay: 10", Some(2), "gap 8s < 10s")
     );
 }
@@ -327,7 +327,7 @@ fn times_centuries_apart_or_at_the_earliest_do_not_overflow() {
             )
         ]
     );
-    assert_eq!(o.violations[1].detail, "gap 5s < 10s");
+    assert_eq!(&*o.violations[1].detail, "gap 5s < 10s");
 }
 
 #[test]
@@ -368,7 +368,7 @@ fn user_agents_of_one_identity_are_one_crawler() {
         .violations
         .iter()
         .filter(|v| v.kind == "crawl-delay")
-        .map(|v| (v.crawler.as_str(), v.url.as_str()))
+        .map(|v| (&*v.crawler, v.url.as_str()))
         .collect();
     assert_eq!(gaps, [("python-requests", "/b")]);
     assert_eq!(o.activity.len(), 1);
@@ -422,7 +422,7 @@ fn crawl_delay_needs_a_delay_in_every_cached_version() {
             "/d".into()
         )]
     );
-    assert_eq!(o.violations[0].detail, "gap 18s < 20s");
+    assert_eq!(&*o.violations[0].detail, "gap 18s < 20s");
 }
 
 fn noindex_snapshot(name: &str) -> Snapshot {
@@ -556,16 +556,16 @@ fn noindex_evidence_after_the_index_grace() {
     );
     let v = &o.violations[0];
     assert_eq!(
-        (v.rule.as_str(), v.verified, v.client_ip.as_str()),
+        (&*v.rule, v.verified, &*v.client_ip),
         ("X-Robots-Tag: noindex", Some(true), "66.249.66.1")
     );
     assert_eq!(
-        v.detail,
+        &*v.detail,
         "referrer www.google.com; crawler fetched 2026-11-01T03:00:00Z"
     );
-    assert_eq!(o.violations[1].rule, "X-Robots-Tag: googlebot: noindex");
+    assert_eq!(&*o.violations[1].rule, "X-Robots-Tag: googlebot: noindex");
     assert_eq!(
-        o.violations[2].rule,
+        &*o.violations[2].rule,
         "meta robots: unavailable_after: 2026-11-02"
     );
     assert_eq!((o.counts.human, o.counts.referred), (7, 7));
@@ -611,7 +611,7 @@ fn rules_for_another_crawler_meta_search_and_markers() {
         )]
     );
     assert_eq!(
-        o.violations[0].detail,
+        &*o.violations[0].detail,
         "referrer duckduckgo.com; crawler fetched 2026-11-01T03:00:01Z"
     );
     // An assistant click with a landing marker and no Referer.
@@ -1007,8 +1007,8 @@ fn a_host_normalized_twice_is_judged_as_the_snapshot_finds_it() {
     let o = replay(&c, vec![collector]);
     assert_eq!(o.counts.unjudged, 0);
     assert_eq!(o.violations.len(), 1);
-    assert_eq!(o.violations[0].host, "shop.example");
-    assert_eq!(o.violations[0].rule, "Disallow: /x");
+    assert_eq!(&*o.violations[0].host, "shop.example");
+    assert_eq!(&*o.violations[0].rule, "Disallow: /x");
     assert!(
         o.findings.iter().all(|f| f.kind != "unknown-host"),
         "{:?}",

@@ -99,9 +99,9 @@ const MAX_BUCKETS: i128 = 1000;
 fn most_violated_rules(violations: &[Violation], limit: usize) -> Vec<(&str, &str, u64, usize)> {
     let mut by_rule: HashMap<(&str, &str), (u64, HashSet<&str>)> = HashMap::new();
     for v in violations {
-        let (count, hosts) = by_rule.entry((v.kind, v.rule.as_str())).or_default();
+        let (count, hosts) = by_rule.entry((v.kind, &*v.rule)).or_default();
         *count += 1;
-        hosts.insert(v.host.as_str());
+        hosts.insert(&*v.host);
     }
     let mut rules: Vec<(&str, &str, u64, usize)> = by_rule
         .into_iter()
@@ -137,7 +137,7 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
         .collect();
     let mut counts = vec![vec![0u64; n]; crawlers.len()];
     for v in violations {
-        if let Some(&i) = index.get(v.crawler.as_str()) {
+        if let Some(&i) = index.get(&*v.crawler) {
             counts[i][((i128::from(v.time) - start) / bucket) as usize] += 1;
         }
     }
@@ -460,7 +460,7 @@ mod tests {
             rule: "Disallow: /x".into(),
             rule_line: Some(2),
             robots_version: None,
-            detail: String::new(),
+            detail: "".into(),
         }
     }
 

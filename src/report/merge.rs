@@ -202,6 +202,9 @@ fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation>, MergeErr
     let status = df.column("status").map_err(bad)?.i32().map_err(bad)?;
     let line = df.column("rule_line").map_err(bad)?.i64().map_err(bad)?;
     let s = |c: &StringChunked, i: usize| c.get(i).unwrap_or_default().to_string();
+    // The repeated cells, shared.
+    let mut texts = crate::text::Interner::default();
+    let mut t = |text: Option<&str>| texts.get(text.unwrap_or_default());
     let row_error = |i: usize, what: &str| {
         shard_error(
             path,
@@ -216,24 +219,24 @@ fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation>, MergeErr
                     .get(i)
                     .filter(|t| *t != ALWAYS)
                     .ok_or_else(|| row_error(i, "no time"))?,
-                host: s(&host, i),
-                crawler: s(&crawler, i),
+                host: t(host.get(i)),
+                crawler: t(crawler.get(i)),
                 verified: verified.get(i),
-                client_ip: s(&client_ip, i),
+                client_ip: t(client_ip.get(i)),
                 kind: known_kind(&VIOLATION_KINDS, kind.get(i).unwrap_or_default(), path)?,
-                method: s(&method, i),
+                method: t(method.get(i)),
                 url: s(&url, i),
                 status: status
                     .get(i)
                     .and_then(|v| u16::try_from(v).ok())
                     .ok_or_else(|| row_error(i, "a status that is not one"))?,
-                rule: s(&rule, i),
+                rule: t(rule.get(i)),
                 rule_line: line
                     .get(i)
                     .map(|l| u32::try_from(l).map_err(|_| row_error(i, "a rule line out of range")))
                     .transpose()?,
-                robots_version: version.get(i).map(str::to_string),
-                detail: s(&detail, i),
+                robots_version: version.get(i).map(|v| t(Some(v))),
+                detail: t(detail.get(i)),
             })
         })
         .collect()

@@ -26,7 +26,7 @@ fn violation(time: &str, crawler: &str, kind: &'static str, url: &str) -> Violat
         rule: "Disallow: /private/".into(),
         rule_line: (kind == "disallow").then_some(2),
         robots_version: Some("robots.txt".into()),
-        detail: String::new(),
+        detail: "".into(),
     }
 }
 
