@@ -202,10 +202,12 @@ fn csv_read_input(bencher: Bencher) {
         format: "csv".parse().unwrap(),
         chunk_size: 1 << 20,
     };
-    bencher.counter(BytesCount::new(text.len())).bench_local(|| {
-        let (sinks, _): (Vec<CountSink>, _) =
-            crawlaudit::logs::read_input(&input, &options, &CountSink::default);
-        sinks.iter().map(|s| s.0).sum::<usize>()
-    });
+    bencher
+        .counter(BytesCount::new(text.len()))
+        .bench_local(|| {
+            let (sinks, _): (Vec<CountSink>, _) =
+                crawlaudit::logs::read_input(&input, &options, &CountSink::default);
+            sinks.iter().map(|s| s.0).sum::<usize>()
+        });
     let _ = std::fs::remove_file(&path);
 }
