@@ -326,7 +326,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    let AuditRun { outcome, mut files } = run;
+    let AuditRun {
+        mut outcome,
+        mut files,
+    } = run;
     if let Some(d) = &demo {
         // Name the demo's log by where it comes from, not by the temporary
         // directory it was unpacked to: the report must not depend on that.
@@ -383,6 +386,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     let report = Report::build(&outcome, &run_info)?;
+    let matched = outcome
+        .violations
+        .iter()
+        .filter(|v| fail_on.contains(&v.kind))
+        .count();
+    // The report holds the table now: the rows are freed before the files
+    // are written, which need memory of their own.
+    outcome.violations = Vec::new();
     report
         .write(&args.out, formats)
         .with_context(|| format!("the report was not written to {}", args.out.display()))?;
@@ -402,11 +413,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         ExitCode::from(2)
     } else {
-        let matched = outcome
-            .violations
-            .iter()
-            .filter(|v| fail_on.contains(&v.kind))
-            .count();
         if matched > 0 {
             let _ = writeln!(
                 super::term::stderr(),
