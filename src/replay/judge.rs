@@ -631,6 +631,14 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     };
     outcome.state = ctx.state().cloned().unwrap_or_default();
     let remember = ctx.state().is_some();
+    // The judged hosts' violations join the Disallow ones in one
+    // allocation of the right size (growing by doubling would hold the
+    // table two to three times over while it copies).
+    let mut all = Vec::with_capacity(
+        outcome.violations.len() + results.iter().map(|r| r.violations.len()).sum::<usize>(),
+    );
+    all.append(&mut outcome.violations);
+    outcome.violations = all;
     for r in results {
         if remember {
             outcome.state.set_host(&r.host, r.last, r.fetches);

@@ -1015,3 +1015,17 @@ fn a_host_normalized_twice_is_judged_as_the_snapshot_finds_it() {
         o.findings
     );
 }
+
+proptest::proptest! {
+    /// `permute` puts each row where the order says, as a gather would.
+    #[test]
+    fn permute_is_a_gather(keys in proptest::collection::vec(0u8..8, 0..200)) {
+        let rows: Vec<(u8, usize)> = keys.iter().copied().zip(0..).collect();
+        let mut order: Vec<u32> = (0..rows.len() as u32).collect();
+        order.sort_by_key(|&i| rows[i as usize].0);
+        let want: Vec<(u8, usize)> = order.iter().map(|&i| rows[i as usize]).collect();
+        let mut got = rows.clone();
+        super::permute(&mut got, &mut order);
+        proptest::prop_assert_eq!(got, want);
+    }
+}
