@@ -926,16 +926,30 @@ pub const FINDING_KINDS: [&str; 5] = [
 /// parallel).
 pub fn sort_rows(violations: &mut [Violation], findings: &mut [Finding]) {
     use rayon::slice::ParallelSliceMut;
-    // The rows' order is sorted, not the rows: a parallel stable sort
-    // holds a copy of what it sorts, 4 bytes a row here rather than a
-    // whole row. The rows are then put in that order in place.
-    fn key(v: &Violation) -> (i64, &str, &str, &str, &str) {
-        (v.time, &v.host, &v.crawler, &v.url, v.kind)
+    // The rows' order is sorted, not the rows (a stable parallel sort of
+    // the rows would hold a copy of them all): (time, index) pairs, the
+    // other keys looked up only between equal times, the index last so
+    // that equal rows keep their order and an unstable, in-place sort
+    // gives the stable order. The rows are then put in place.
+    fn rest(v: &Violation) -> (&str, &str, &str, &str) {
+        (&v.host, &v.crawler, &v.url, v.kind)
     }
-    let mut order: Vec<u32> = (0..violations.len())
-        .map(|i| u32::try_from(i).expect("fewer than 2^32 violations"))
+    let mut order: Vec<(i64, u32)> = violations
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            (
+                v.time,
+                u32::try_from(i).expect("fewer than 2^32 violations"),
+            )
+        })
         .collect();
-    order.par_sort_by(|&a, &b| key(&violations[a as usize]).cmp(&key(&violations[b as usize])));
+    order.par_sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| rest(&violations[a.1 as usize]).cmp(&rest(&violations[b.1 as usize])))
+            .then(a.1.cmp(&b.1))
+    });
+    let mut order: Vec<u32> = order.into_iter().map(|(_, i)| i).collect();
     permute(violations, &mut order);
     findings.par_sort_by(|a, b| {
         (a.kind, &a.host, &a.crawler, &a.url).cmp(&(b.kind, &b.host, &b.crawler, &b.url))
