@@ -220,7 +220,8 @@ impl Activity {
     /// times), when they were kept for the crawl-delay check.
     pub(crate) fn take_steps(&mut self) -> Option<Vec<Step>> {
         let mut steps = self.steps.take()?;
-        steps.sort_by_key(Step::time);
+        // Stable: requests of one time keep their file order.
+        rayon::slice::ParallelSliceMut::par_sort_by_key(&mut steps[..], Step::time);
         Some(steps)
     }
 }

@@ -223,56 +223,80 @@ fn noindex_unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> 
         .collect()
 }
 
+/// Steps one task of [`crawl_delay`] walks.
+const STEPS_PER_TASK: usize = 1 << 14;
+
 /// The crawl-delay violations of one identity on a host: each request
 /// that must keep a delay, against the request before it (the previous
-/// night's last, for the first).
+/// night's last, for the first). Each request needs only the one before
+/// it, so the steps are walked in parallel runs, and the runs' violations
+/// joined in order.
 fn crawl_delay(
     ctx: &Context,
     host: &str,
     identity: &str,
     steps: &[Step],
     prior: Option<&LastRequest>,
-    texts: &mut Interner,
     violations: &mut Vec<Violation>,
 ) {
     let snap = ctx.snapshot();
-    let mut last = prior.map(|l| (l.time, l.resolution));
-    for step in steps {
-        let t = step.time();
-        if let (Some(delayed), Some((prev, prev_res))) = (step.delayed(), last) {
-            // In i128: two requests centuries apart (a log dated 1700 and
-            // 2026) overflow an i64 difference.
-            let gap = (i128::from(t) - i128::from(prev)) as f64;
-            let resolution = i128::from(step.resolution().max(prev_res)) as f64;
-            if gap + resolution < seconds_to_nanos_f64(delayed.seconds) {
-                let now = snap.policy_at(host, t);
-                let (rule, line) = now
-                    .as_ref()
-                    .and_then(|p| delay(p, &delayed.crawler))
-                    .map_or((String::new(), None), |(_, rule, line)| (rule, Some(line)));
-                violations.push(Violation {
-                    time: t,
-                    host: texts.get(host),
-                    crawler: texts.get(identity),
-                    verified: delayed.verified,
-                    client_ip: texts.get(&delayed.client),
-                    kind: "crawl-delay",
-                    method: texts.get(&delayed.method),
-                    url: delayed.url.to_string(),
-                    status: delayed.status,
-                    rule: texts.get(&rule),
-                    rule_line: line,
-                    robots_version: now.map(|p| texts.get(p.version().name())),
-                    detail: format!(
-                        "gap {} < {}",
-                        format_seconds(gap),
-                        format_seconds(seconds_to_nanos_f64(delayed.seconds))
-                    )
-                    .into(),
-                });
+    let runs: Vec<Vec<Violation>> = steps
+        .par_chunks(STEPS_PER_TASK)
+        .enumerate()
+        .map(|(run, run_steps)| {
+            let mut last = match run {
+                0 => prior.map(|l| (l.time, l.resolution)),
+                _ => {
+                    let before = &steps[run * STEPS_PER_TASK - 1];
+                    Some((before.time(), before.resolution()))
+                }
+            };
+            // The violations' repeated cells, shared.
+            let mut texts = Interner::default();
+            let mut found = Vec::new();
+            for step in run_steps {
+                let t = step.time();
+                if let (Some(delayed), Some((prev, prev_res))) = (step.delayed(), last) {
+                    // In i128: two requests centuries apart (a log dated
+                    // 1700 and 2026) overflow an i64 difference.
+                    let gap = (i128::from(t) - i128::from(prev)) as f64;
+                    let resolution = i128::from(step.resolution().max(prev_res)) as f64;
+                    if gap + resolution < seconds_to_nanos_f64(delayed.seconds) {
+                        let now = snap.policy_at(host, t);
+                        let (rule, line) = now
+                            .as_ref()
+                            .and_then(|p| delay(p, &delayed.crawler))
+                            .map_or((String::new(), None), |(_, rule, line)| (rule, Some(line)));
+                        found.push(Violation {
+                            time: t,
+                            host: texts.get(host),
+                            crawler: texts.get(identity),
+                            verified: delayed.verified,
+                            client_ip: texts.get(&delayed.client),
+                            kind: "crawl-delay",
+                            method: texts.get(&delayed.method),
+                            url: delayed.url.to_string(),
+                            status: delayed.status,
+                            rule: texts.get(&rule),
+                            rule_line: line,
+                            robots_version: now.map(|p| texts.get(p.version().name())),
+                            detail: format!(
+                                "gap {} < {}",
+                                format_seconds(gap),
+                                format_seconds(seconds_to_nanos_f64(delayed.seconds))
+                            )
+                            .into(),
+                        });
+                    }
+                }
+                last = Some((t, step.resolution()));
             }
-        }
-        last = Some((t, step.resolution()));
+            found
+        })
+        .collect();
+    violations.reserve(runs.iter().map(Vec::len).sum());
+    for run in runs {
+        violations.extend(run);
     }
 }
 
@@ -332,15 +356,7 @@ fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
             .filter(|l| l.time <= activity.first());
         now = now.max(Some(activity.last().0));
         if let Some(steps) = activity.take_steps() {
-            crawl_delay(
-                ctx,
-                host,
-                &name,
-                &steps,
-                prior,
-                &mut texts,
-                &mut out.violations,
-            );
+            crawl_delay(ctx, host, &name, &steps, prior, &mut out.violations);
         }
         let last_robots = activity
             .last_robots()
