@@ -320,6 +320,16 @@ impl Context {
     }
 }
 
+/// `bytes` as text, invalid UTF-8 replaced: `String::from_utf8_lossy`,
+/// with the standard library's faster check first (log fields are nearly
+/// always ASCII, and this runs for every crawler request).
+fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// The host of a Referer URL, lower case, without port; `android-app://`
 /// referrers of the Google app count as `www.google.com`.
 fn referer_host(referer: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
@@ -666,11 +676,11 @@ impl<'c> Collector<'c> {
         } = self;
         let crawler = &met[m as usize].crawler;
         let slot = &hosts[h as usize];
-        let target = String::from_utf8_lossy(request.target());
+        let target = lossy(request.target());
         let path = judge::path_of(&target);
         let robots_txt = judge::is_robots_txt(&path);
-        let client = String::from_utf8_lossy(request.client());
-        let method = String::from_utf8_lossy(request.method());
+        let client = lossy(request.client());
+        let method = lossy(request.method());
         let status = request.status();
         let judged = rules.judge(&disallow::Hit {
             host: &slot.name,
@@ -810,7 +820,7 @@ impl<'c> Collector<'c> {
         let Some(rules) = slot.rules else {
             return;
         };
-        let target = String::from_utf8_lossy(request.target());
+        let target = lossy(request.target());
         let url = judge::path_of(&target);
         let page = rules.has_page(&url)
             || judge::without_tracking(&url).is_some_and(|u| rules.has_page(&u));
