@@ -224,7 +224,7 @@ fn noindex_unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> 
 }
 
 /// Steps one task of [`crawl_delay`] walks.
-const STEPS_PER_TASK: usize = 1 << 14;
+pub(super) const STEPS_PER_TASK: usize = 1 << 14;
 
 /// The crawl-delay violations of one identity on a host: each request
 /// that must keep a delay, against the request before it (the previous

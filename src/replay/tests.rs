@@ -278,6 +278,54 @@ fn crawl_delay_gaps_with_resolution() {
     );
 }
 
+#[test]
+fn crawl_delay_runs_join_at_their_edges() {
+    // More requests than one parallel run walks: each run's first request
+    // is judged against the last one of the run before it. AhrefsBot asks
+    // every 5 s, then every 20 s; with a delay of 10 s exactly the first
+    // kind of gap is a violation, whichever run it falls in.
+    let c = ctx(snapshot(
+        "delay-runs",
+        &[(
+            "shop.example/robots.txt",
+            "User-agent: *\nCrawl-delay: 10\n",
+        )],
+    ));
+    let n = 2 * super::judge::STEPS_PER_TASK + 7;
+    let mut lines = Vec::with_capacity(n);
+    let mut t = 0u32;
+    let mut want = 0;
+    for i in 0..n {
+        // A slow request, then three quick ones; the first request of each
+        // run (a multiple of 4) is a quick one.
+        let quick = i % 4 != 1;
+        t += if quick { 5 } else { 20 };
+        if quick && i > 0 {
+            want += 1;
+        }
+        let (d, h, m, sec) = (1 + t / 86_400, t / 3600 % 24, t / 60 % 60, t % 60);
+        lines.push(line(
+            "192.0.2.1",
+            d,
+            &format!("{h:02}:{m:02}:{sec:02}"),
+            &format!("/p{i}"),
+            200,
+            "-",
+            AHREFS,
+        ));
+    }
+    let o = run(&c, &lines);
+    assert_eq!(o.violations.len(), want);
+    assert!(o.violations.iter().all(|v| &*v.detail == "gap 5s < 10s"));
+    // Sorted by time: every quick request, none of the slow ones.
+    let quick: Vec<String> = (1..n)
+        .filter(|i| i % 4 != 1)
+        .map(|i| format!("/p{i}"))
+        .collect();
+    let got: Vec<&str> = o.violations.iter().map(|v| v.url.as_str()).collect();
+    assert_eq!(got, quick);
+}
+
 /// Issue 13: a gap of 326 years overflowed the crawl-delay arithmetic
 /// (`gap -8132916873.71s < 10s`), and a request near the earliest time
 /// overflowed `t - grace`.
