@@ -64,8 +64,10 @@ impl fmt::Display for RuleKind {
 pub struct Rule {
     kind: RuleKind,
     line: u32,
-    /// The pattern as written (white space trimmed), for display.
-    written: Box<[u8]>,
+    /// The pattern as written (white space trimmed), for display, when it
+    /// differs from the escaped pattern (most patterns need no escaping:
+    /// one copy of their bytes is kept).
+    written: Option<Box<[u8]>>,
     pattern: Pattern,
 }
 
@@ -82,7 +84,7 @@ impl Rule {
 
     /// The pattern as written in robots.txt.
     pub fn pattern(&self) -> &[u8] {
-        &self.written
+        self.written.as_deref().unwrap_or(self.pattern.escaped())
     }
 
     /// The pattern after escaping (`%xx` upper-cased, non-ASCII bytes
@@ -99,7 +101,7 @@ impl Rule {
 
     /// `Disallow: /private/` (the directive and the pattern as written).
     pub fn directive(&self) -> String {
-        format!("{}: {}", self.kind, String::from_utf8_lossy(&self.written))
+        format!("{}: {}", self.kind, String::from_utf8_lossy(self.pattern()))
     }
 
     /// Is `self` the better of two matching rules? Higher priority wins; on
@@ -353,15 +355,17 @@ impl Robots {
                     let rule = Rule {
                         kind,
                         line: number,
-                        written: line.value.into(),
+                        written: (line.value != &escaped[..]).then(|| line.value.into()),
                         pattern: Pattern::new(&escaped),
                     };
                     if kind == RuleKind::Allow {
                         if let Some(dir) = index_html_directory(&escaped) {
                             // Google treats "Allow: /dir/index.html" as also
                             // allowing "/dir/" (and only that).
+                            // It shows as the rule written.
                             block.rules.push(Rule {
                                 pattern: Pattern::new(&dir),
+                                written: Some(rule.pattern().into()),
                                 ..rule.clone()
                             });
                         }

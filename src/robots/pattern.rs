@@ -193,11 +193,10 @@ enum Shape {
 #[derive(Clone, Debug)]
 pub(crate) struct Pattern {
     /// The escaped pattern as the reference stores it; its length is the
-    /// match priority.
+    /// match priority. Without a trailing `$` it is also the literal of a
+    /// `Prefix` or `Exact` pattern, and the bytes of a `Glob`'s segments
+    /// ([`Pattern::literal`]).
     escaped: Box<[u8]>,
-    /// For `Prefix` and `Exact`, the literal; for `Glob`, the segments'
-    /// bytes live here too (the pattern minus a trailing `$`).
-    literal: Box<[u8]>,
     shape: Shape,
     /// Sum of literal segment lengths: a shorter path cannot match.
     min_len: usize,
@@ -236,18 +235,28 @@ impl Pattern {
         let literal_bytes: Vec<u8> = body.iter().copied().filter(|&b| b != b'*').collect();
         Pattern {
             escaped: escaped.into(),
-            literal: body.into(),
             shape,
             min_len: literal_bytes.len(),
             needs: ByteSet::of(&literal_bytes),
         }
     }
 
+    /// The escaped pattern without a trailing `$`: the literal of a
+    /// `Prefix` or `Exact` pattern, where a `Glob`'s segments lie.
+    fn literal(&self) -> &[u8] {
+        let anchored = match &self.shape {
+            Shape::Prefix => false,
+            Shape::Exact => true,
+            Shape::Glob { anchored, .. } => *anchored,
+        };
+        &self.escaped[..self.escaped.len() - usize::from(anchored)]
+    }
+
     /// The second byte of the first literal segment, when it has one: a
     /// path whose second byte differs cannot match.
     pub(crate) fn lead(&self) -> Option<u8> {
         let first = match &self.shape {
-            Shape::Prefix | Shape::Exact => &self.literal[..],
+            Shape::Prefix | Shape::Exact => self.literal(),
             Shape::Glob { segments, .. } => self.segment(segments[0]),
         };
         first.get(1).copied()
@@ -264,7 +273,7 @@ impl Pattern {
     }
 
     fn segment(&self, (start, end): (u32, u32)) -> &[u8] {
-        &self.literal[start as usize..end as usize]
+        &self.escaped[start as usize..end as usize]
     }
 
     /// Does the pattern match `subject` (anchored at its start)?
@@ -274,8 +283,8 @@ impl Pattern {
             return false;
         }
         match &self.shape {
-            Shape::Prefix => path.starts_with(&self.literal),
-            Shape::Exact => path == &*self.literal,
+            Shape::Prefix => path.starts_with(&self.escaped),
+            Shape::Exact => path == self.literal(),
             Shape::Glob { segments, anchored } => {
                 let (first, rest) = segments.split_first().expect("a glob has two segments");
                 let (last, middle) = rest.split_last().expect("a glob has two segments");
