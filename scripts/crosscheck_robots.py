@@ -48,6 +48,22 @@ def oracle(body, token, url):
     return ok, m.matching_line()
 
 
+def shown(raw):
+    """`raw` as crawlaudit prints it (src/cli/term.rs): invalid UTF-8 bytes
+    as \\xHH, control characters but newline and tab as \\u00XX."""
+    out = []
+    text = raw.decode("utf-8", errors="surrogateescape")
+    for c in text:
+        code = ord(c)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append("\\x%02x" % (code - 0xDC00))
+        elif (code < 0x20 and c not in "\n\t") or 0x7F <= code <= 0x9F or c in "\u2028\u2029":
+            out.append("\\u%04x" % code)
+        else:
+            out.append(c)
+    return "".join(out).encode()
+
+
 def run_check(binary, robots_path, token, urls):
     out = subprocess.run([binary, "check", "--", robots_path, token, *urls], capture_output=True, check=False)
     if out.returncode != 0:
@@ -56,8 +72,9 @@ def run_check(binary, robots_path, token, urls):
     results = []
     for url, line in zip(urls, lines):
         decision, rest = line.split(b"\t", 1)
-        assert rest.startswith(url + b"\t"), (url, line)
-        rule = rest[len(url) + 1 :]
+        echoed = shown(url)
+        assert rest.startswith(echoed + b"\t"), (url, line)
+        rule = rest[len(echoed) + 1 :]
         rule_line = None if rule == b"-" else int(rule.split(b":", 1)[0])
         results.append((decision == b"allowed", rule_line))
     return results
