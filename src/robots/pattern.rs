@@ -173,13 +173,22 @@ enum Shape {
     Prefix,
     /// No `*` and a trailing `$`: the whole path must equal the literal.
     Exact,
-    /// One or more `*`: literal segments found left to right.
-    Glob {
-        /// Byte ranges of the literal segments in `literal`, split at `*`.
-        segments: Box<[(u32, u32)]>,
-        /// A trailing `$` anchors the last segment at the end of the path.
-        anchored: bool,
-    },
+    /// One or more `*`: literal segments found left to right (boxed: most
+    /// patterns are prefixes, and a snapshot of many hosts holds
+    /// hundreds of thousands of patterns).
+    Glob(Box<Glob>),
+}
+
+/// What a pattern with `*` is matched by.
+#[derive(Clone, Debug)]
+struct Glob {
+    /// Byte ranges of the literal segments in `literal`, split at `*`.
+    segments: Box<[(u32, u32)]>,
+    /// A trailing `$` anchors the last segment at the end of the path.
+    anchored: bool,
+    /// Bytes the path must contain: a quick no before the segments are
+    /// looked for (a prefix or an exact pattern compares at once).
+    needs: ByteSet,
 }
 
 /// A compiled robots.txt pattern (already escaped).
@@ -200,8 +209,6 @@ pub(crate) struct Pattern {
     shape: Shape,
     /// Sum of literal segment lengths: a shorter path cannot match.
     min_len: usize,
-    /// Bytes the path must contain.
-    needs: ByteSet,
 }
 
 impl Pattern {
@@ -214,6 +221,7 @@ impl Pattern {
             escaped
         };
         let has_star = memchr::memchr(b'*', body).is_some();
+        let literal_bytes: Vec<u8> = body.iter().copied().filter(|&b| b != b'*').collect();
         let shape = if !has_star {
             if anchored {
                 Shape::Exact
@@ -227,17 +235,16 @@ impl Pattern {
                 segments.push((start as u32, (start + part.len()) as u32));
                 start += part.len() + 1;
             }
-            Shape::Glob {
+            Shape::Glob(Box::new(Glob {
                 segments: segments.into_boxed_slice(),
                 anchored,
-            }
+                needs: ByteSet::of(&literal_bytes),
+            }))
         };
-        let literal_bytes: Vec<u8> = body.iter().copied().filter(|&b| b != b'*').collect();
         Pattern {
             escaped: escaped.into(),
             shape,
             min_len: literal_bytes.len(),
-            needs: ByteSet::of(&literal_bytes),
         }
     }
 
@@ -247,7 +254,7 @@ impl Pattern {
         let anchored = match &self.shape {
             Shape::Prefix => false,
             Shape::Exact => true,
-            Shape::Glob { anchored, .. } => *anchored,
+            Shape::Glob(glob) => glob.anchored,
         };
         &self.escaped[..self.escaped.len() - usize::from(anchored)]
     }
@@ -257,7 +264,7 @@ impl Pattern {
     pub(crate) fn lead(&self) -> Option<u8> {
         let first = match &self.shape {
             Shape::Prefix | Shape::Exact => self.literal(),
-            Shape::Glob { segments, .. } => self.segment(segments[0]),
+            Shape::Glob(glob) => self.segment(glob.segments[0]),
         };
         first.get(1).copied()
     }
@@ -279,13 +286,21 @@ impl Pattern {
     /// Does the pattern match `subject` (anchored at its start)?
     pub(crate) fn matches(&self, subject: &Subject<'_>) -> bool {
         let path = subject.path;
-        if path.len() < self.min_len || !self.needs.is_subset_of(&subject.set) {
+        if path.len() < self.min_len {
             return false;
         }
         match &self.shape {
             Shape::Prefix => path.starts_with(&self.escaped),
             Shape::Exact => path == self.literal(),
-            Shape::Glob { segments, anchored } => {
+            Shape::Glob(glob) => {
+                let Glob {
+                    segments,
+                    anchored,
+                    needs,
+                } = &**glob;
+                if !needs.is_subset_of(&subject.set) {
+                    return false;
+                }
                 let (first, rest) = segments.split_first().expect("a glob has two segments");
                 let (last, middle) = rest.split_last().expect("a glob has two segments");
                 let first = self.segment(*first);
