@@ -131,6 +131,44 @@ struct Counts {
     samples: Vec<(u64, BadReason, String)>,
 }
 
+impl Counts {
+    /// Accounts for one line read into `read` (already counted in
+    /// `lines`): a request is recorded into `sink`, and counted as no
+    /// request when it is none; a bad line is counted ([`Counts::bad`]).
+    fn read<S: Sink>(
+        &mut self,
+        read: Result<Request<'_>, BadReason>,
+        sink: &mut S,
+        line: u64,
+        text: impl FnOnce() -> String,
+    ) {
+        match read {
+            Ok(request) => {
+                self.parsed += 1;
+                if !request.is_valid_request() {
+                    self.not_requests += 1;
+                }
+                sink.record(&request);
+            }
+            Err(reason) => self.bad(line, reason, text),
+        }
+    }
+
+    /// Counts a bad line of `reason`, sampling it at `line` with the text
+    /// `text` makes while fewer than [`MAX_SAMPLES`] are kept.
+    fn bad(&mut self, line: u64, reason: BadReason, text: impl FnOnce() -> String) {
+        *self.bad.entry(reason).or_insert(0) += 1;
+        if self.samples.len() < MAX_SAMPLES {
+            self.samples.push((line, reason, text()));
+        }
+    }
+}
+
+/// The sample text of a line: its first [`SAMPLE_BYTES`], lossily.
+fn sample_text(line: &[u8]) -> String {
+    String::from_utf8_lossy(&line[..line.len().min(SAMPLE_BYTES)]).into_owned()
+}
+
 fn parse_chunk<S: Sink>(data: &[u8], parser: &mut Compiled, sink: &mut S) -> Counts {
     let mut counts = Counts::default();
     let mut handle = |line: &[u8], counts: &mut Counts| {
@@ -149,26 +187,8 @@ fn parse_chunk<S: Sink>(data: &[u8], parser: &mut Compiled, sink: &mut S) -> Cou
             parser.directive(line);
             return;
         }
-        match parser.parse(line) {
-            Ok(request) => {
-                counts.parsed += 1;
-                if !request.is_valid_request() {
-                    counts.not_requests += 1;
-                }
-                sink.record(&request);
-            }
-            Err(reason) => {
-                *counts.bad.entry(reason).or_insert(0) += 1;
-                if counts.samples.len() < MAX_SAMPLES {
-                    let end = line.len().min(SAMPLE_BYTES);
-                    counts.samples.push((
-                        counts.lines,
-                        reason,
-                        String::from_utf8_lossy(&line[..end]).into_owned(),
-                    ));
-                }
-            }
-        }
+        let at = counts.lines;
+        counts.read(parser.parse(line), sink, at, || sample_text(line));
     };
     let mut start = 0;
     for nl in memchr::memchr_iter(b'\n', data) {
@@ -184,15 +204,8 @@ fn parse_chunk<S: Sink>(data: &[u8], parser: &mut Compiled, sink: &mut S) -> Cou
 /// Counts one line longer than [`MAX_LINE`] (already counted in `lines`),
 /// sampling its start.
 fn too_long(counts: &mut Counts, head: &[u8]) {
-    *counts.bad.entry(BadReason::TooLong).or_insert(0) += 1;
-    if counts.samples.len() < MAX_SAMPLES {
-        let end = head.len().min(SAMPLE_BYTES);
-        counts.samples.push((
-            counts.lines,
-            BadReason::TooLong,
-            String::from_utf8_lossy(&head[..end]).into_owned(),
-        ));
-    }
+    let at = counts.lines;
+    counts.bad(at, BadReason::TooLong, || sample_text(head));
 }
 
 /// The counts of one skipped over-long line that starts with `head`.
@@ -1408,19 +1421,13 @@ fn csv_batch<S: Sink>(
     sink: &mut S,
 ) -> Counts {
     let mut counts = Counts::default();
-    let bad = |counts: &mut Counts, line: u64, reason: BadReason, text: String| {
-        *counts.bad.entry(reason).or_insert(0) += 1;
-        if counts.samples.len() < MAX_SAMPLES {
-            counts.samples.push((line, reason, text));
-        }
-    };
     let mut row = csv::ByteRecord::new();
     for (line, fields) in &batch.rows {
         counts.lines += 1;
         let fields = match fields {
             Ok(fields) => fields.clone(),
             Err(text) => {
-                bad(&mut counts, *line, BadReason::TooLong, text.clone());
+                counts.bad(*line, BadReason::TooLong, || text.clone());
                 continue;
             }
         };
@@ -1429,16 +1436,9 @@ fn csv_batch<S: Sink>(
             counts.directives += 1;
             continue;
         }
-        match columns.request(&row) {
-            Ok(request) => {
-                counts.parsed += 1;
-                if !request.is_valid_request() {
-                    counts.not_requests += 1;
-                }
-                sink.record(&request);
-            }
-            Err(reason) => bad(&mut counts, *line, reason, row_text(&row, delimiter)),
-        }
+        counts.read(columns.request(&row), sink, *line, || {
+            row_text(&row, delimiter)
+        });
     }
     counts
 }

@@ -26,7 +26,7 @@ use polars::prelude::{
 };
 use rayon::prelude::*;
 
-use super::{Counts, FileReport, MAX_SAMPLES, SAMPLE_BYTES, Sink, merge};
+use super::{Counts, FileReport, SAMPLE_BYTES, Sink, merge};
 use crate::logs::json::{FIELDS, JsonFields, NAMES, TIME};
 use crate::logs::time::LogTime;
 use crate::report::contain::{check_pages_in, contain};
@@ -174,6 +174,37 @@ where
     (sinks, report)
 }
 
+/// The sample text of a bad row: each field's value as `name=value`, an
+/// instant in RFC 3339 (or its number when it is out of range), cut at
+/// [`SAMPLE_BYTES`].
+fn sample(prepared: &[Option<FieldColumn>], row: usize) -> String {
+    let mut shown = String::new();
+    for (field, column) in prepared.iter().enumerate() {
+        let Some(column) = column else { continue };
+        let value = match &column.instants {
+            Some((values, per_unit)) => values[row].map(|v| {
+                v.checked_mul(*per_unit)
+                    .map_or_else(|| format!("{v} (out of range)"), crate::time::format_time)
+            }),
+            None => column.text.get(row).map(str::to_string),
+        };
+        if let Some(value) = value {
+            if !shown.is_empty() {
+                shown.push(' ');
+            }
+            shown.push_str(NAMES[field]);
+            shown.push('=');
+            shown.push_str(&value);
+        }
+    }
+    let mut end = shown.len().min(SAMPLE_BYTES);
+    while !shown.is_char_boundary(end) {
+        end -= 1;
+    }
+    shown.truncate(end);
+    shown
+}
+
 /// A field's column, ready to read row by row: as text, and as instants
 /// when it is a timestamp (the time field).
 struct FieldColumn {
@@ -240,49 +271,10 @@ fn parse_rows<S: Sink>(
                 resolution: *per_unit,
             })
         });
-        match fields.build(text, time) {
-            Ok(request) => {
-                counts.parsed += 1;
-                if !request.is_valid_request() {
-                    counts.not_requests += 1;
-                }
-                sink.record(&request);
-            }
-            Err(reason) => {
-                *counts.bad.entry(reason).or_insert(0) += 1;
-                if counts.samples.len() < MAX_SAMPLES {
-                    let mut shown = String::new();
-                    for (field, column) in prepared.iter().enumerate() {
-                        let Some(column) = column else { continue };
-                        // An instant in RFC 3339, or its number when it
-                        // is out of range.
-                        let value = match &column.instants {
-                            Some((values, per_unit)) => values[row].map(|v| {
-                                v.checked_mul(*per_unit).map_or_else(
-                                    || format!("{v} (out of range)"),
-                                    crate::time::format_time,
-                                )
-                            }),
-                            None => column.text.get(row).map(str::to_string),
-                        };
-                        if let Some(value) = value {
-                            if !shown.is_empty() {
-                                shown.push(' ');
-                            }
-                            shown.push_str(NAMES[field]);
-                            shown.push('=');
-                            shown.push_str(&value);
-                        }
-                    }
-                    let mut end = shown.len().min(SAMPLE_BYTES);
-                    while !shown.is_char_boundary(end) {
-                        end -= 1;
-                    }
-                    shown.truncate(end);
-                    counts.samples.push((counts.lines, reason, shown));
-                }
-            }
-        }
+        let at = counts.lines;
+        counts.read(fields.build(text, time), sink, at, || {
+            sample(&prepared, row)
+        });
     }
     Ok(counts)
 }
