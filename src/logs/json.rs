@@ -7,43 +7,32 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::BadReason;
 use super::record::{Request, split_request_line};
 use super::time::{LogTime, parse_any};
+use super::{BadReason, fields};
 use crate::host::strip_default_port;
 
-/// The logical fields a JSON log can map.
-pub(crate) const NAMES: [&str; 12] = [
-    "time",
-    "ip",
-    "method",
-    "uri",
-    "request",
-    "protocol",
-    "status",
-    "bytes",
-    "referer",
-    "user_agent",
-    "host",
-    "query",
-];
+/// The logical fields a JSON log can map: those of every format
+/// ([`fields::NAMES`]), and `query` (a query string logged apart from the
+/// path).
+pub(crate) const NAMES: [&str; 12] = {
+    let mut names = [""; 12];
+    let mut i = 0;
+    while i < fields::NAMES.len() {
+        names[i] = fields::NAMES[i];
+        i += 1;
+    }
+    names[QUERY] = "query";
+    names
+};
 
 /// How many logical fields there are.
 pub(crate) const FIELDS: usize = NAMES.len();
 
-/// Indexes into [`NAMES`].
-pub(crate) const TIME: usize = 0;
-const IP: usize = 1;
-const METHOD: usize = 2;
-const URI: usize = 3;
-const REQUEST: usize = 4;
-const PROTOCOL: usize = 5;
-const STATUS: usize = 6;
-const BYTES: usize = 7;
-const REFERER: usize = 8;
-const USER_AGENT: usize = 9;
-const HOST: usize = 10;
-const QUERY: usize = 11;
+/// Indexes into [`NAMES`]: those of [`fields::NAMES`], then `query`.
+pub(crate) use fields::TIME;
+use fields::{BYTES, HOST, IP, METHOD, PROTOCOL, REFERER, REQUEST, STATUS, URI, USER_AGENT};
+const QUERY: usize = fields::NAMES.len();
 
 /// The named layouts (`--format json:NAME`), in the order format
 /// detection tries their distinctive keys.
