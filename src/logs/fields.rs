@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::BadReason;
-use super::record::{Request, split_request_line};
+use super::record::Request;
 use super::template::{bytes as bytes_field, status as status_field};
 use super::time::LogTime;
 use crate::host::strip_default_port;
@@ -61,14 +61,7 @@ pub(crate) fn request<'r>(
     if let Some(uri) = get(URI) {
         req.target = Cow::Borrowed(uri);
     } else if let Some(request) = get(REQUEST) {
-        match split_request_line(request) {
-            Some((m, t, p)) => {
-                req.method = Cow::Borrowed(m);
-                req.target = Cow::Borrowed(t);
-                req.protocol = Cow::Borrowed(p);
-            }
-            None => req.valid_request = false,
-        }
+        req.set_request_line(request);
     }
     if req.target.is_empty() || *req.target == *b"-" {
         req.valid_request = false;

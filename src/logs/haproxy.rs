@@ -25,7 +25,7 @@
 use std::borrow::Cow;
 
 use super::BadReason;
-use super::record::{Request, split_request_line};
+use super::record::Request;
 use super::template::without_port;
 use super::time::parse_clf;
 use crate::host::strip_default_port;
@@ -137,15 +137,8 @@ impl HaproxyFields {
             bytes: bytes_read(bytes)?,
             ..Request::default()
         };
-        match split_request_line(request) {
-            Some((m, t, p)) => {
-                req.method = Cow::Borrowed(m);
-                req.target = Cow::Borrowed(t);
-                req.protocol = Cow::Borrowed(p);
-            }
-            // `<BADREQ>`, an empty or cut request.
-            None => req.valid_request = false,
-        }
+        // `<BADREQ>`, an empty or cut request, is none.
+        req.set_request_line(request);
         if let Some(headers) = blocks[0].filter(|_| self.count > 0) {
             let values: Vec<&[u8]> = headers.split(|&b| b == b'|').collect();
             // A block of another length is not the one the names describe.

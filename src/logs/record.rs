@@ -28,6 +28,20 @@ fn dash_empty(v: &[u8]) -> &[u8] {
 }
 
 impl<'a> Request<'a> {
+    /// Takes method, target and protocol from a request line
+    /// ([`split_request_line`]); a line that is no request (`-`, empty,
+    /// binary) marks the request as none.
+    pub(crate) fn set_request_line(&mut self, line: &'a [u8]) {
+        match split_request_line(line) {
+            Some((method, target, protocol)) => {
+                self.method = Cow::Borrowed(method);
+                self.target = Cow::Borrowed(target);
+                self.protocol = Cow::Borrowed(protocol);
+            }
+            None => self.valid_request = false,
+        }
+    }
+
     /// The client address as logged (an IPv4 or IPv6 address, or whatever
     /// the server wrote).
     pub fn client(&self) -> &[u8] {

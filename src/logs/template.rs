@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::cell::Cell;
 
 use super::BadReason;
-use super::record::{Request, split_request_line};
+use super::record::Request;
 use super::time::{LogTime, parse_clf, parse_epoch, parse_iso};
 use crate::host::strip_default_port;
 
@@ -479,19 +479,12 @@ impl Template {
                         }
                         Field::TimeIso => time = Some(parse_iso(value).ok_or(BadReason::Time)?),
                         Field::Msec => time = Some(parse_epoch(value).ok_or(BadReason::Time)?),
-                        Field::Request => match split_request_line(value) {
-                            // AWS load balancers log `- - -` for a request
-                            // that was none (malformed, or a TCP listener).
-                            Some((b"-", _, _)) if self.aws || self.envoy => {
-                                req.valid_request = false
-                            }
-                            Some((m, t, p)) => {
-                                req.method = Cow::Borrowed(m);
-                                req.target = Cow::Borrowed(t);
-                                req.protocol = Cow::Borrowed(p);
-                            }
-                            None => req.valid_request = false,
-                        },
+                        // AWS load balancers log `- - -` for a request
+                        // that was none (malformed, or a TCP listener).
+                        Field::Request if (self.aws || self.envoy) && value.starts_with(b"- ") => {
+                            req.valid_request = false
+                        }
+                        Field::Request => req.set_request_line(value),
                         Field::Method => req.method = Cow::Borrowed(value),
                         Field::Uri => {
                             req.target = Cow::Borrowed(value);

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::BadReason;
-use super::record::{Request, split_request_line};
+use super::record::Request;
 use super::time::parse_w3c;
 use crate::host::strip_default_port;
 
@@ -139,14 +139,7 @@ impl W3cFields {
                 None => Cow::Borrowed(path),
             };
         } else if let Some(request) = get(self.request) {
-            match split_request_line(request) {
-                Some((m, t, p)) => {
-                    req.method = Cow::Borrowed(m);
-                    req.target = Cow::Borrowed(t);
-                    req.protocol = Cow::Borrowed(p);
-                }
-                None => req.valid_request = false,
-            }
+            req.set_request_line(request);
         }
         if req.target.is_empty() {
             req.valid_request = false;
