@@ -25,7 +25,7 @@
 use std::borrow::Cow;
 
 use super::BadReason;
-use super::record::Request;
+use super::record::{Request, decode_hex_escapes};
 use super::template::without_port;
 use super::time::parse_clf;
 use crate::host::strip_default_port;
@@ -237,21 +237,7 @@ fn unescape(v: &[u8]) -> Cow<'_, [u8]> {
     if memchr::memchr(b'#', v).is_none() {
         return Cow::Borrowed(v);
     }
-    let hex = |b: u8| (b as char).to_digit(16);
-    let mut out = Vec::with_capacity(v.len());
-    let mut i = 0;
-    while i < v.len() {
-        if v[i] == b'#' && i + 2 < v.len() {
-            if let (Some(h), Some(l)) = (hex(v[i + 1]), hex(v[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(v[i]);
-        i += 1;
-    }
-    Cow::Owned(out)
+    Cow::Owned(decode_hex_escapes(v, b'#', false))
 }
 
 #[cfg(test)]

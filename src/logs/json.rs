@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::record::{Request, split_request_line};
+use super::record::{Request, decode_hex_escapes, split_request_line};
 use super::time::{LogTime, parse_any};
 use super::{BadReason, fields};
 use crate::host::strip_default_port;
@@ -589,25 +589,7 @@ fn without_port(v: &[u8]) -> &[u8] {
 /// Decodes a URL-encoded value: `+` is a space, `%XX` a byte (an invalid
 /// escape is kept as it is).
 fn form_decode(v: &[u8]) -> Vec<u8> {
-    let hex = |b: u8| (b as char).to_digit(16);
-    let mut out = Vec::with_capacity(v.len());
-    let mut i = 0;
-    while i < v.len() {
-        match v[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < v.len() => match (hex(v[i + 1]), hex(v[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push((h * 16 + l) as u8);
-                    i += 3;
-                    continue;
-                }
-                _ => out.push(b'%'),
-            },
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    out
+    decode_hex_escapes(v, b'%', true)
 }
 
 /// A flat key first (keys may contain dots), then a dotted path.

@@ -127,6 +127,31 @@ impl<'a> Request<'a> {
     }
 }
 
+/// Decodes the escapes `<escape>XX` (two hex digits) in a logged value,
+/// and `+` as a space when `plus_is_space` (a URL-encoded form); an
+/// escape without two hex digits after it is kept as it is.
+pub(crate) fn decode_hex_escapes(v: &[u8], escape: u8, plus_is_space: bool) -> Vec<u8> {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let mut out = Vec::with_capacity(v.len());
+    let mut i = 0;
+    while i < v.len() {
+        if v[i] == escape && i + 2 < v.len() {
+            if let (Some(h), Some(l)) = (hex(v[i + 1]), hex(v[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(if plus_is_space && v[i] == b'+' {
+            b' '
+        } else {
+            v[i]
+        });
+        i += 1;
+    }
+    out
+}
+
 /// Splits a request line into method, target and protocol.
 /// `GET /a HTTP/1.1`, `GET /a` (no protocol) and targets containing spaces
 /// are requests; `-`, an empty line or binary garbage are not.

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::BadReason;
-use super::record::Request;
+use super::record::{Request, decode_hex_escapes};
 use super::time::parse_w3c;
 use crate::host::strip_default_port;
 
@@ -222,23 +222,7 @@ fn plus_to_space(v: &[u8]) -> Cow<'_, [u8]> {
 /// Decodes `%XX` escapes (CloudFront encodes header values, sometimes
 /// twice: `%2520`, which is decoded once more).
 pub(crate) fn percent_decode(v: &[u8]) -> Cow<'_, [u8]> {
-    fn once(v: &[u8]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(v.len());
-        let mut i = 0;
-        while i < v.len() {
-            let hex = |b: u8| (b as char).to_digit(16);
-            if v[i] == b'%' && i + 2 < v.len() {
-                if let (Some(h), Some(l)) = (hex(v[i + 1]), hex(v[i + 2])) {
-                    out.push((h * 16 + l) as u8);
-                    i += 3;
-                    continue;
-                }
-            }
-            out.push(v[i]);
-            i += 1;
-        }
-        out
-    }
+    let once = |v: &[u8]| decode_hex_escapes(v, b'%', false);
     if memchr::memchr(b'%', v).is_none() {
         return Cow::Borrowed(v);
     }
