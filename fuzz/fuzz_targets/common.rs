@@ -14,3 +14,19 @@ pub fn within(line: &[u8], field: &[u8]) {
         "a field outside the line"
     );
 }
+
+/// Asserts that the fields a parser takes from the line (client, method,
+/// target, protocol, referer, User-Agent) lie within it; the host is the
+/// caller's to check (some formats build it).
+pub fn fields_within(line: &[u8], r: &crawlaudit::logs::Request<'_>) {
+    for field in [
+        r.client(),
+        r.method(),
+        r.target(),
+        r.protocol(),
+        r.referer(),
+        r.user_agent(),
+    ] {
+        within(line, field);
+    }
+}

@@ -14,7 +14,7 @@ use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]
 mod common;
-use common::within;
+use common::{fields_within, within};
 
 const FORMATS: [&str; 4] = [
     "haproxy",
@@ -64,9 +64,7 @@ fuzz_target!(|data: &[u8]| COMPILED.with(|formats| {
     for line in data.split(|&b| b == b'\n') {
         let base = parse_line(plain, line);
         if let Ok(r) = &base {
-            for field in [r.client(), r.method(), r.target(), r.protocol()] {
-                within(line, field);
-            }
+            fields_within(line, r);
             assert!(r.user_agent().is_empty() && r.referer().is_empty());
             if let Some(host) = r.host() {
                 within(line, host);

@@ -12,7 +12,7 @@ use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]
 mod common;
-use common::within;
+use common::{fields_within, within};
 
 fuzz_target!(|data: &[u8]| {
     let mut lines = data.split(|&b| b == b'\n');
@@ -36,16 +36,7 @@ fuzz_target!(|data: &[u8]| {
     for line in lines {
         for (format, c) in formats.iter().zip(&compiled) {
             if let Ok(r) = parse_line(c, line) {
-                for field in [
-                    r.client(),
-                    r.method(),
-                    r.target(),
-                    r.protocol(),
-                    r.referer(),
-                    r.user_agent(),
-                ] {
-                    within(line, field);
-                }
+                fields_within(line, &r);
                 if *format != Format::S3 {
                     if let Some(host) = r.host() {
                         within(line, host);
