@@ -109,6 +109,31 @@ fn month_abbrev(s: &[u8]) -> Option<u32> {
     })
 }
 
+/// The instant of a civil date and time, plus the fraction `frac` (ns),
+/// written at offset `off` (seconds east of UTC), with its `resolution`;
+/// `None` when out of range.
+fn local_time(
+    (year, month, day): (i64, u32, u32),
+    (h, m, sec): (u32, u32, u32),
+    frac: i64,
+    off: i64,
+    resolution: i64,
+) -> Option<LogTime> {
+    let nanos = civil_to_nanos(year, month, day, h, m, sec)?
+        .checked_add(frac)?
+        .checked_sub(off.checked_mul(SECOND)?)?;
+    Some(LogTime {
+        nanos: held(nanos)?,
+        resolution,
+    })
+}
+
+/// An offset that is all of `s` (`+hhmm`, `-hh:mm`, `Z`), in seconds.
+fn whole_offset(s: &[u8]) -> Option<i64> {
+    let (off, used) = offset(s)?;
+    (used == s.len()).then_some(off)
+}
+
 /// `+hhmm`, `-hh:mm`, `Z`: the offset in seconds and the bytes taken.
 fn offset(s: &[u8]) -> Option<(i64, usize)> {
     match s.first()? {
@@ -165,22 +190,10 @@ pub fn parse_clf(s: &[u8]) -> Option<LogTime> {
     let rest = &s[20 + used..];
     let off = match rest {
         [] => 0,
-        [b' ', tail @ ..] => {
-            let (o, n) = offset(tail)?;
-            if n != tail.len() {
-                return None;
-            }
-            o
-        }
+        [b' ', tail @ ..] => whole_offset(tail)?,
         _ => return None,
     };
-    let nanos = civil_to_nanos(year, month, day, h, m, sec)?
-        .checked_add(frac)?
-        .checked_sub(off.checked_mul(SECOND)?)?;
-    Some(LogTime {
-        nanos: held(nanos)?,
-        resolution,
-    })
+    local_time((year, month, day), (h, m, sec), frac, off, resolution)
 }
 
 /// ISO 8601 / RFC 3339: `2000-10-10T13:55:36-07:00`, `2000-10-10 13:55:36.25Z`,
@@ -207,19 +220,9 @@ pub fn parse_iso(s: &[u8]) -> Option<LogTime> {
     let off = if rest.is_empty() {
         0
     } else {
-        let (o, n) = offset(rest)?;
-        if n != rest.len() {
-            return None;
-        }
-        o
+        whole_offset(rest)?
     };
-    let nanos = civil_to_nanos(year, month, day, h, m, sec)?
-        .checked_add(frac)?
-        .checked_sub(off.checked_mul(SECOND)?)?;
-    Some(LogTime {
-        nanos: held(nanos)?,
-        resolution,
-    })
+    local_time((year, month, day), (h, m, sec), frac, off, resolution)
 }
 
 /// Epoch seconds with an optional fraction: `1700000000.123` (nginx `$msec`).
@@ -266,11 +269,9 @@ pub fn parse_w3c(date: &[u8], time: &[u8]) -> Option<LogTime> {
     if 8 + used != time.len() {
         return None;
     }
-    // Past 2262 the nanoseconds do not fit: a bad time, not a wrap to 1677.
-    Some(LogTime {
-        nanos: held(civil_to_nanos(year, month, day, h, m, sec)?.checked_add(frac)?)?,
-        resolution,
-    })
+    // Past 2262 the nanoseconds do not fit: a bad time, not a wrap to
+    // 1677. W3C times are UTC.
+    local_time((year, month, day), (h, m, sec), frac, 0, resolution)
 }
 
 /// A month by number (`2`, `02`), English name (`February`) or its
@@ -337,21 +338,9 @@ pub fn parse_parts(parts: &DateParts<'_>) -> Option<LogTime> {
     };
     let off = match parts.zone.map(<[u8]>::trim_ascii) {
         None | Some(b"") => 0,
-        Some(z) => {
-            let (o, n) = offset(z)?;
-            if n != z.len() {
-                return None;
-            }
-            o
-        }
+        Some(z) => whole_offset(z)?,
     };
-    let nanos = civil_to_nanos(year, month, day, h, m, sec)?
-        .checked_add(frac)?
-        .checked_sub(off.checked_mul(SECOND)?)?;
-    Some(LogTime {
-        nanos: held(nanos)?,
-        resolution,
-    })
+    local_time((year, month, day), (h, m, sec), frac, off, resolution)
 }
 
 /// Any of the forms above, tried in turn (for JSON logs, whose time field
