@@ -953,26 +953,24 @@ where
             ),
         }
     };
-    let mut detected = None;
+    // The format is detected from the stream's first bytes, as a file's
+    // are (a CSV log is then read a row at a time, not in blocks of
+    // lines). Undetected, it stays `auto`, and the first block says so.
+    let mut format = options.format.clone();
     if let Format::Auto = &options.format {
-        // A CSV log is read a row at a time, not in blocks of lines: its
-        // first bytes decide.
         // A read that fails here fails again after the bytes it got, so
         // the lines before it are read as they would be without the peek.
         let mut head = Vec::new();
         let failed = fill(source.as_mut(), &mut head, DETECT_BYTES).err();
-        if let Some(Format::Csv(csv)) = detect(&head) {
-            detected = Some(csv);
+        if let Some(found) = detect(&head) {
+            format = found;
         }
         source = match failed {
             None => Box::new(io::Cursor::new(head).chain(source)),
             Some(e) => Box::new(io::Cursor::new(head).chain(FailOnce(Some(e)))),
         };
     }
-    if let Some(format) = detected.as_deref().or(match &options.format {
-        Format::Csv(format) => Some(&**format),
-        _ => None,
-    }) {
+    if let Format::Csv(format) = &format {
         return read_csv(
             source,
             format,
@@ -1047,7 +1045,7 @@ where
                 }
             }
             if parser.is_none() && !buf.is_empty() {
-                match resolve_format(&options.format, &buf[..buf.len().min(DETECT_BYTES)]) {
+                match resolve_format(&format, &buf[..buf.len().min(DETECT_BYTES)]) {
                     Some(f @ Format::Parquet(_)) => {
                         format_name = f.to_string();
                         fault.get_or_insert_with(|| {
