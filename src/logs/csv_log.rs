@@ -222,13 +222,23 @@ pub(crate) struct CsvColumns {
 impl CsvColumns {
     /// Reads one row.
     pub(crate) fn request<'r>(&self, row: &'r ByteRecord) -> Result<Request<'r>, BadReason> {
-        if row.len() != self.count {
+        self.request_of(row.len(), |i| row.get(i))
+    }
+
+    /// [`CsvColumns::request`] of a row of `count` fields, the `i`th
+    /// given by `column(i)`.
+    pub(crate) fn request_of<'r>(
+        &self,
+        count: usize,
+        column: impl Fn(usize) -> Option<&'r [u8]>,
+    ) -> Result<Request<'r>, BadReason> {
+        if count != self.count {
             return Err(BadReason::Layout);
         }
         // An empty field is an absent one.
         let get = |field: usize| -> Option<&'r [u8]> {
             self.fields[field]
-                .and_then(|i| row.get(i))
+                .and_then(&column)
                 .filter(|v| !v.is_empty())
         };
         let time = get(TIME).and_then(parse_any).ok_or(BadReason::Time)?;

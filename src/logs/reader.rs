@@ -1199,9 +1199,9 @@ impl<R: Read> Read for RowLimit<R> {
 }
 
 /// The first [`SAMPLE_BYTES`] of a row, its fields joined by the delimiter.
-fn row_text(row: &csv::ByteRecord, delimiter: u8) -> String {
+fn row_text<'f>(row: impl IntoIterator<Item = &'f [u8]>, delimiter: u8) -> String {
     let mut text = Vec::new();
-    for (i, field) in row.iter().enumerate() {
+    for (i, field) in row.into_iter().enumerate() {
         if i > 0 {
             text.push(delimiter);
         }
@@ -1241,18 +1241,27 @@ impl CsvRows {
         self.rows.push((line, Ok(first..self.ends.len())));
     }
 
-    /// Row `fields` of this batch, into `record`.
-    fn fill(&self, fields: std::ops::Range<usize>, record: &mut csv::ByteRecord) {
-        record.clear();
-        let mut start = if fields.start == 0 {
+    /// The fields of a row (its range of `ends`).
+    fn fields(&self, row: std::ops::Range<usize>) -> impl Iterator<Item = &[u8]> {
+        let first = if row.start == 0 {
             0
         } else {
-            self.ends[fields.start - 1]
+            self.ends[row.start - 1]
         };
-        for &end in &self.ends[fields] {
-            record.push_field(&self.bytes[start..end]);
-            start = end;
+        let starts = std::iter::once(first).chain(self.ends[row.clone()].iter().copied());
+        starts
+            .zip(self.ends[row].iter().copied())
+            .map(|(start, end)| &self.bytes[start..end])
+    }
+
+    /// Field `i` of a row (its range of `ends`).
+    fn field(&self, row: &std::ops::Range<usize>, i: usize) -> Option<&[u8]> {
+        let at = row.start + i;
+        if at >= row.end {
+            return None;
         }
+        let start = if at == 0 { 0 } else { self.ends[at - 1] };
+        Some(&self.bytes[start..self.ends[at]])
     }
 }
 
@@ -1419,7 +1428,6 @@ fn csv_batch<S: Sink>(
     sink: &mut S,
 ) -> Counts {
     let mut counts = Counts::default();
-    let mut row = csv::ByteRecord::new();
     for (line, fields) in &batch.rows {
         counts.lines += 1;
         let fields = match fields {
@@ -1429,13 +1437,13 @@ fn csv_batch<S: Sink>(
                 continue;
             }
         };
-        batch.fill(fields, &mut row);
-        if row == *names {
+        if batch.fields(fields.clone()).eq(names.iter()) {
             counts.directives += 1;
             continue;
         }
-        counts.read(columns.request(&row), sink, *line, || {
-            row_text(&row, delimiter)
+        let read = columns.request_of(fields.len(), |i| batch.field(&fields, i));
+        counts.read(read, sink, *line, || {
+            row_text(batch.fields(fields.clone()), delimiter)
         });
     }
     counts
