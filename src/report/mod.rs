@@ -8,9 +8,12 @@
 //! `--state` file ([`read_state`], [`write_state`]).
 
 pub(crate) mod contain;
+mod csv_text;
 mod html;
 mod merge;
+mod ndjson;
 mod out_dir;
+mod rows;
 mod state;
 
 pub use merge::MergeError;
@@ -630,10 +633,10 @@ impl Report {
         let mut jobs: Vec<(String, Job<'_>)> = Vec::new();
         for (i, (name, df)) in tables.iter().enumerate() {
             if formats.csv {
-                let mut frame = csv_safe(&texts[i])?;
+                let frame = &texts[i];
                 jobs.push((
                     format!("{name}.csv"),
-                    Box::new(move |w| write_csv(w, &mut frame)),
+                    Box::new(move |w| csv_text::write_csv(w, frame)),
                 ));
             }
             if formats.parquet {
@@ -652,7 +655,7 @@ impl Report {
                 let frame = &texts[i];
                 jobs.push((
                     format!("{name}.ndjson"),
-                    Box::new(move |w| write_ndjson(w, frame)),
+                    Box::new(move |w| ndjson::write_ndjson(w, frame)),
                 ));
             }
         }
@@ -673,10 +676,25 @@ impl Report {
                 }),
             ));
         }
-        // The files are independent: written at once.
-        jobs.into_par_iter()
-            .map(|(name, job)| write_file(&dir.join(&name), &out.join(&name), job))
-            .collect::<Result<Vec<()>, ReportError>>()?;
+        // The files are independent: written at once, each by a thread of
+        // its own that hands its rows to the worker pool in blocks
+        // (a pool worker waiting for its blocks could otherwise take up
+        // another whole file and keep its own blocks waiting).
+        std::thread::scope(|scope| {
+            let writers: Vec<_> = jobs
+                .into_iter()
+                .map(|(name, job)| {
+                    scope.spawn(move || write_file(&dir.join(&name), &out.join(&name), job))
+                })
+                .collect();
+            writers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect::<Result<Vec<()>, ReportError>>()
+        })?;
         Ok(())
     }
 }
@@ -726,229 +744,6 @@ fn rfc3339_times(df: &DataFrame) -> PolarsResult<DataFrame> {
         }
     }
     Ok(out)
-}
-
-/// Whether a CSV cell would be read as a formula by a spreadsheet
-/// (OWASP's CSV injection rule: it begins with `=`, `+`, `-`, `@`, a tab or
-/// a carriage return).
-fn formula_like(cell: &str) -> bool {
-    cell.starts_with(['=', '+', '-', '@', '\t', '\r'])
-}
-
-/// A copy of `df` whose text cells that a spreadsheet would run as a
-/// formula begin with `'`, as OWASP advises, so that a crawler cannot
-/// plant a formula (`=HYPERLINK(...)` as a User-Agent or URL) in the CSV
-/// files. Parquet and NDJSON keep the exact values.
-fn csv_safe(df: &DataFrame) -> PolarsResult<DataFrame> {
-    let mut out = df.clone();
-    for column in df.columns() {
-        if column.dtype() != &DataType::String {
-            continue;
-        }
-        let values = column.str()?;
-        if !values.iter().flatten().any(formula_like) {
-            continue;
-        }
-        let safe: StringChunked = values
-            .iter()
-            .map(|v| {
-                v.map(|v| {
-                    if formula_like(v) {
-                        format!("'{v}")
-                    } else {
-                        v.to_string()
-                    }
-                })
-            })
-            .collect();
-        out.with_column(safe.with_name(column.name().clone()).into_column())?;
-    }
-    Ok(out)
-}
-
-/// A CSV cell as polars writes it: an empty string as `""` (an empty
-/// cell is a null), and a cell with a comma, quote, line feed or carriage
-/// return quoted, its quotes doubled.
-fn csv_cell(row: &mut Vec<u8>, cell: &str) {
-    let bytes = cell.as_bytes();
-    if bytes.is_empty() {
-        row.extend_from_slice(b"\"\"");
-        return;
-    }
-    let special = |b: &u8| matches!(b, b',' | b'"' | b'\n' | b'\r');
-    if !bytes.iter().any(special) {
-        row.extend_from_slice(bytes);
-        return;
-    }
-    row.push(b'"');
-    for part in bytes.split_inclusive(|&b| b == b'"') {
-        row.extend_from_slice(part);
-        if part.last() == Some(&b'"') {
-            row.push(b'"');
-        }
-    }
-    row.push(b'"');
-}
-
-/// `frame` as CSV with a header row, as polars' CSV writer writes it
-/// (nulls empty, [`csv_cell`]'s quoting, `\n` line ends), written here
-/// for text, boolean and integer columns: the violations table can hold
-/// millions of rows, and polars is built for small frames. A frame with
-/// other columns (floats) goes to polars' writer.
-fn write_csv(w: &mut impl Write, frame: &mut DataFrame) -> Result<(), String> {
-    let ours = frame.columns().iter().all(|c| {
-        matches!(
-            c.dtype(),
-            DataType::String
-                | DataType::Boolean
-                | DataType::Int32
-                | DataType::Int64
-                | DataType::UInt64
-        )
-    });
-    if !ours {
-        return CsvWriter::new(w)
-            .include_header(true)
-            .finish(frame)
-            .map_err(|e| e.to_string());
-    }
-    let io = |e: std::io::Error| e.to_string();
-    let mut row: Vec<u8> = Vec::with_capacity(512);
-    for (n, c) in frame.columns().iter().enumerate() {
-        if n > 0 {
-            row.push(b',');
-        }
-        csv_cell(&mut row, c.name().as_str());
-    }
-    row.push(b'\n');
-    w.write_all(&row).map_err(io)?;
-    let series: Vec<Series> = frame
-        .columns()
-        .iter()
-        .map(|c| c.as_materialized_series().rechunk())
-        .collect();
-    let columns = series
-        .iter()
-        .map(|c| column_values(c, "CSV"))
-        .collect::<Result<Vec<_>, String>>()?;
-    let mut columns = columns;
-    for _ in 0..frame.height() {
-        row.clear();
-        for (n, values) in columns.iter_mut().enumerate() {
-            if n > 0 {
-                row.push(b',');
-            }
-            let missing = || "a column is shorter than the frame".to_string();
-            match values {
-                Values::Str(c) => {
-                    if let Some(v) = c.next().ok_or_else(missing)? {
-                        csv_cell(&mut row, v);
-                    }
-                }
-                Values::Bool(c) => write_cell(&mut row, c.next().ok_or_else(missing)?),
-                Values::I32(c) => write_cell(&mut row, c.next().ok_or_else(missing)?),
-                Values::I64(c) => write_cell(&mut row, c.next().ok_or_else(missing)?),
-                Values::U64(c) => write_cell(&mut row, c.next().ok_or_else(missing)?),
-                Values::F64(_) => unreachable!("floats go to polars' writer"),
-            }
-        }
-        row.push(b'\n');
-        w.write_all(&row).map_err(io)?;
-    }
-    Ok(())
-}
-
-/// A boolean or integer CSV cell (its `Display` form); a null is empty.
-fn write_cell(w: &mut Vec<u8>, value: Option<impl std::fmt::Display>) {
-    use std::io::Write as _;
-    if let Some(v) = value {
-        // Writing to a vector cannot fail.
-        drop(write!(w, "{v}"));
-    }
-}
-
-/// One column's values, in order, typed once for the NDJSON writer.
-enum Values<'a> {
-    Str(Box<dyn Iterator<Item = Option<&'a str>> + 'a>),
-    Bool(Box<dyn Iterator<Item = Option<bool>> + 'a>),
-    I32(Box<dyn Iterator<Item = Option<i32>> + 'a>),
-    I64(Box<dyn Iterator<Item = Option<i64>> + 'a>),
-    U64(Box<dyn Iterator<Item = Option<u64>> + 'a>),
-    F64(Box<dyn Iterator<Item = Option<f64>> + 'a>),
-}
-
-/// A column's values in order, typed once; `what` names the file kind in
-/// an error.
-fn column_values<'a>(c: &'a Series, what: &str) -> Result<Values<'a>, String> {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
-    Ok(match c.dtype() {
-        DataType::String => Values::Str(Box::new(c.str().map_err(|e| err(&e))?.iter())),
-        DataType::Boolean => Values::Bool(Box::new(c.bool().map_err(|e| err(&e))?.iter())),
-        DataType::Int32 => Values::I32(Box::new(c.i32().map_err(|e| err(&e))?.iter())),
-        DataType::Int64 => Values::I64(Box::new(c.i64().map_err(|e| err(&e))?.iter())),
-        DataType::UInt64 => Values::U64(Box::new(c.u64().map_err(|e| err(&e))?.iter())),
-        DataType::Float64 => Values::F64(Box::new(c.f64().map_err(|e| err(&e))?.iter())),
-        other => return Err(format!("column {} of type {other} in {what}", c.name())),
-    })
-}
-
-/// A boolean or integer as JSON (its `Display` form), or `null`.
-fn write_plain(w: &mut Vec<u8>, value: Option<impl std::fmt::Display>) {
-    use std::io::Write as _;
-    match value {
-        // Writing to a vector cannot fail.
-        Some(v) => drop(write!(w, "{v}")),
-        None => w.extend_from_slice(b"null"),
-    }
-}
-
-/// One JSON object per row of `frame` (times already RFC 3339 strings,
-/// nulls as null), written column by column in order, a row at a time
-/// into a buffer, without building a JSON value per row.
-fn write_ndjson(w: &mut impl Write, frame: &DataFrame) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
-    let series: Vec<Series> = frame
-        .columns()
-        .iter()
-        .map(|c| c.as_materialized_series().rechunk())
-        .collect();
-    let mut columns = Vec::new();
-    for c in &series {
-        let values = column_values(c, "NDJSON")?;
-        // `"name":` once per column.
-        let key = serde_json::to_string(c.name().as_str()).map_err(|e| err(&e))? + ":";
-        columns.push((key, values));
-    }
-    let io = |e: std::io::Error| e.to_string();
-    let mut row: Vec<u8> = Vec::with_capacity(512);
-    for _ in 0..frame.height() {
-        row.clear();
-        row.push(b'{');
-        for (n, (key, values)) in columns.iter_mut().enumerate() {
-            if n > 0 {
-                row.push(b',');
-            }
-            row.extend_from_slice(key.as_bytes());
-            let missing = || format!("column {key} is shorter than the frame");
-            match values {
-                Values::Str(c) => match c.next().ok_or_else(missing)? {
-                    Some(v) => serde_json::to_writer(&mut row, v).map_err(|e| err(&e))?,
-                    None => row.extend_from_slice(b"null"),
-                },
-                Values::Bool(c) => write_plain(&mut row, c.next().ok_or_else(missing)?),
-                Values::I32(c) => write_plain(&mut row, c.next().ok_or_else(missing)?),
-                Values::I64(c) => write_plain(&mut row, c.next().ok_or_else(missing)?),
-                Values::U64(c) => write_plain(&mut row, c.next().ok_or_else(missing)?),
-                Values::F64(c) => match c.next().ok_or_else(missing)? {
-                    Some(v) => serde_json::to_writer(&mut row, &v).map_err(|e| err(&e))?,
-                    None => row.extend_from_slice(b"null"),
-                },
-            }
-        }
-        row.extend_from_slice(b"}\n");
-        w.write_all(&row).map_err(io)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,92 @@
+//! A frame's rows as text, for the CSV and NDJSON writers: the rows are
+//! cut into blocks, each block formatted by a worker into a buffer of its
+//! own, and the buffers written in order. A wave of blocks at a time is in
+//! memory, never the whole file: the violations table may hold millions of
+//! rows.
+
+use std::io::Write;
+
+use polars::prelude::*;
+use rayon::prelude::*;
+
+/// Rows per block: a block's text is some megabytes.
+const BLOCK_ROWS: usize = 16 * 1024;
+
+/// One column's values over a block of rows, typed once.
+pub(super) enum Values<'a> {
+    /// Text.
+    Str(Box<dyn Iterator<Item = Option<&'a str>> + 'a>),
+    /// Booleans.
+    Bool(Box<dyn Iterator<Item = Option<bool>> + 'a>),
+    /// 32-bit integers.
+    I32(Box<dyn Iterator<Item = Option<i32>> + 'a>),
+    /// 64-bit integers.
+    I64(Box<dyn Iterator<Item = Option<i64>> + 'a>),
+    /// Unsigned 64-bit integers.
+    U64(Box<dyn Iterator<Item = Option<u64>> + 'a>),
+    /// Floats.
+    F64(Box<dyn Iterator<Item = Option<f64>> + 'a>),
+}
+
+/// The error of a column that ends before its frame.
+pub(super) fn missing() -> String {
+    "a column is shorter than the frame".to_string()
+}
+
+/// A column's values in order, typed once; `what` names the file kind in
+/// an error.
+fn column_values<'a>(c: &'a Series, what: &str) -> Result<Values<'a>, String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    Ok(match c.dtype() {
+        DataType::String => Values::Str(Box::new(c.str().map_err(|e| err(&e))?.iter())),
+        DataType::Boolean => Values::Bool(Box::new(c.bool().map_err(|e| err(&e))?.iter())),
+        DataType::Int32 => Values::I32(Box::new(c.i32().map_err(|e| err(&e))?.iter())),
+        DataType::Int64 => Values::I64(Box::new(c.i64().map_err(|e| err(&e))?.iter())),
+        DataType::UInt64 => Values::U64(Box::new(c.u64().map_err(|e| err(&e))?.iter())),
+        DataType::Float64 => Values::F64(Box::new(c.f64().map_err(|e| err(&e))?.iter())),
+        other => return Err(format!("column {} of type {other} in {what}", c.name())),
+    })
+}
+
+/// An integer's decimal text (as its `Display` form writes it).
+pub(super) fn write_int(w: &mut Vec<u8>, v: impl itoa::Integer) {
+    w.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+/// Writes `frame`'s rows to `w`: `format(columns, rows, out)` appends the
+/// text of a block of `rows` rows (sliced from the frame without a copy),
+/// given each column's values over the block, to `out`; `what` names the
+/// file kind in an error. Blocks are formatted in parallel, a wave at a
+/// time, and written in order.
+pub(super) fn write_rows<F>(
+    w: &mut impl Write,
+    frame: &DataFrame,
+    what: &str,
+    format: F,
+) -> Result<(), String>
+where
+    F: Fn(&mut [Values<'_>], usize, &mut Vec<u8>) -> Result<(), String> + Sync,
+{
+    let height = frame.height();
+    let wave = rayon::current_num_threads().max(1) * 2;
+    let blocks: Vec<usize> = (0..height).step_by(BLOCK_ROWS).collect();
+    for starts in blocks.chunks(wave) {
+        let texts = starts
+            .par_iter()
+            .map(|&start| {
+                let block = frame.slice(start as i64, BLOCK_ROWS.min(height - start));
+                let mut columns = block
+                    .columns()
+                    .iter()
+                    .map(|c| column_values(c.as_materialized_series(), what))
+                    .collect::<Result<Vec<_>, String>>()?;
+                let mut out = Vec::with_capacity(block.height() * 256);
+                format(&mut columns, block.height(), &mut out).map(|()| out)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        for text in texts {
+            w.write_all(&text).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
