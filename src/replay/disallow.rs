@@ -75,7 +75,7 @@ pub(crate) struct Hit<'a> {
     pub(crate) rules: Option<&'a HostRules>,
     pub(crate) time: i64,
     pub(crate) crawler: &'a Arc<Crawler>,
-    pub(crate) identity: &'a str,
+    pub(crate) identity: &'a Arc<str>,
     pub(crate) verified: Option<bool>,
     pub(crate) path: &'a str,
     pub(crate) robots_txt: bool,
@@ -100,7 +100,7 @@ pub(crate) struct Rules<'c> {
     /// Per (host, by the address of its [`HostRules`] in the context;
     /// change points at or before the window's start; at or before its
     /// end): the policies in force in the window.
-    windows: HashMap<(usize, usize, usize), Arc<[Policy<'c>]>>,
+    windows: HashMap<(usize, usize, usize), Arc<Window<'c>>>,
     /// Per (version, crawler): the group selected, the crawl delay, and
     /// the crawler, kept so that its address is not reused while cached.
     groups: HashMap<(usize, usize), Selected<'c>>,
@@ -110,6 +110,34 @@ pub(crate) struct Rules<'c> {
     /// The violations' repeated cells, shared (emptied at
     /// [`RULES_CACHE`] entries, as the maps are).
     texts: Interner,
+    /// The cells made from the snapshot's rules and versions, by what
+    /// they are made of (emptied with `texts`).
+    cells: HashMap<Cell, Arc<str>>,
+}
+
+/// The policies in force during a cache window, and the one in force at
+/// its end.
+struct Window<'c> {
+    policies: Vec<Policy<'c>>,
+    now: Option<Policy<'c>>,
+}
+
+/// What a violation's repeated cell is made of (rules and versions by
+/// their address in the snapshot, which outlives the lookups).
+#[derive(Clone, Copy, Hash, PartialEq, Eq)]
+enum Cell {
+    /// A rule's `Disallow: /path` text.
+    Rule(usize),
+    /// A version's name.
+    Version(usize),
+    /// The rule of a 5xx answer's disallow-all.
+    Unavailable,
+    /// "robots.txt answered 5xx since ..." of a version.
+    Answered(usize),
+    /// "disallowed by all N robots.txt versions of the last ...".
+    AllOf(usize),
+    /// No detail.
+    Empty,
 }
 
 /// A group selected for a crawler, its crawl delay, and the crawler.
@@ -158,6 +186,7 @@ impl<'c> Rules<'c> {
             groups: HashMap::new(),
             delays: HashMap::new(),
             texts: Interner::default(),
+            cells: HashMap::new(),
         }
     }
 
@@ -167,6 +196,7 @@ impl<'c> Rules<'c> {
         self.groups = HashMap::new();
         self.delays = HashMap::new();
         self.texts = Interner::default();
+        self.cells = HashMap::new();
     }
 
     /// May a Crawl-delay apply on `host` to a crawler named as `crawler` is:
@@ -266,13 +296,44 @@ impl<'c> Rules<'c> {
         (group, delay)
     }
 
+    /// The window of cache `key` (a request at `time` on `host`, whose
+    /// cached copies date from `start` on): the policies in force during
+    /// it, and the one in force at its end (the request's time).
+    fn window(
+        &mut self,
+        key: (usize, usize, usize),
+        host: &str,
+        judged: bool,
+        start: i64,
+        time: i64,
+    ) -> Arc<Window<'c>> {
+        if let Some(w) = self.windows.get(&key) {
+            return w.clone();
+        }
+        let snap = self.ctx.snapshot();
+        let window = Arc::new(if judged {
+            Window {
+                policies: snap.policies_during(host, start, time),
+                now: snap.policy_at(host, time),
+            }
+        } else {
+            Window {
+                policies: Vec::new(),
+                now: None,
+            }
+        });
+        if self.windows.len() >= RULES_CACHE {
+            self.windows.clear();
+        }
+        self.windows.insert(key, window.clone());
+        window
+    }
+
     /// Judges `hit`: whether it is judged, the crawl delay its cached
     /// versions ask for, and its Disallow violation, as SPEC section 8
     /// defines them.
     pub(crate) fn judge(&mut self, hit: &Hit<'_>) -> Judged {
-        let ctx = self.ctx;
-        let snap = ctx.snapshot();
-        let grace = ctx.settings().robots_cache_grace;
+        let grace = self.ctx.settings().robots_cache_grace;
         let Some(rules) = hit.rules else {
             return Judged {
                 judged: false,
@@ -281,27 +342,15 @@ impl<'c> Rules<'c> {
             };
         };
         let start = hit.time.saturating_sub(grace);
+        // The policies in force change only at the change points: a
+        // window is named by the points before its start and its end.
         let key = (
             rules as *const HostRules as usize,
             rules.points.partition_point(|&p| p <= start),
             rules.points.partition_point(|&p| p <= hit.time),
         );
-        let policies = match self.windows.get(&key) {
-            Some(p) => p.clone(),
-            None => {
-                let p: Arc<[Policy<'c>]> = if rules.judged {
-                    snap.policies_during(hit.host, start, hit.time).into()
-                } else {
-                    Arc::from([])
-                };
-                if self.windows.len() >= RULES_CACHE {
-                    self.windows.clear();
-                }
-                self.windows.insert(key, p.clone());
-                p
-            }
-        };
-        let judged = !policies.is_empty();
+        let window = self.window(key, hit.host, rules.judged, start, hit.time);
+        let judged = !window.policies.is_empty();
         // Before the first version the snapshot knows, robots.txt is
         // unknown: a crawler whose cache may reach back there may have had
         // a version that allowed the request, so it is not blamed.
@@ -317,21 +366,35 @@ impl<'c> Rules<'c> {
         // asks for none.
         let mut delay = Some(f64::INFINITY);
         let mut disallowed_everywhere = !hit.robots_txt;
-        for policy in policies.iter() {
+        // What the policy in force at the request's time decided.
+        let mut decided_now: Option<Option<&'c crate::robots::Rule>> = None;
+        let now_key = window.now.as_ref().map(Policy::key);
+        for policy in &window.policies {
             let (group, seconds) = self.group(policy, hit.crawler);
             delay = match (delay, seconds) {
                 (Some(min), Some(s)) => Some(min.min(s)),
                 _ => None,
             };
             if disallowed_everywhere {
-                disallowed_everywhere = !policy.allows(group.as_ref(), hit.path.as_bytes());
+                let (allowed, rule) = match (policy, group.as_ref()) {
+                    (Policy::Rules { .. }, Some(group)) => {
+                        let verdict = group.check(hit.path.as_bytes());
+                        (verdict.allowed(), verdict.rule())
+                    }
+                    (Policy::DisallowAll { .. }, _) => (false, None),
+                    _ => (true, None),
+                };
+                disallowed_everywhere = !allowed;
+                if now_key == Some(policy.key()) {
+                    decided_now = Some(rule);
+                }
             }
         }
-        let violation = if disallowed_everywhere {
-            snap.policy_at(hit.host, hit.time)
-                .and_then(|now| self.violation(hit, &now, policies.len()))
-        } else {
-            None
+        let violation = match (&window.now, decided_now) {
+            (Some(now), Some(rule)) if disallowed_everywhere => {
+                self.violation(hit, now, rule, window.policies.len())
+            }
+            _ => None,
         };
         Judged {
             judged,
@@ -341,47 +404,84 @@ impl<'c> Rules<'c> {
     }
 
     /// The Disallow violation of `hit` under `now`, the policy in force at
-    /// its time (one of the `cached` versions, so it disallows too).
-    fn violation(&mut self, hit: &Hit<'_>, now: &Policy<'c>, cached: usize) -> Option<Violation> {
-        if self.texts.len() >= RULES_CACHE {
-            self.texts = Interner::default();
-        }
-        let version = Some(self.texts.get(now.version().name()));
-        let (group, _) = self.group(now, hit.crawler);
+    /// its time (one of the `cached` versions, so it disallows too), whose
+    /// deciding rule is `rule` (`None` for a 5xx's disallow-all). Its
+    /// repeated cells are shared: each rule's, version's and detail's text
+    /// is made once.
+    fn violation(
+        &mut self,
+        hit: &Hit<'_>,
+        now: &Policy<'c>,
+        rule: Option<&'c crate::robots::Rule>,
+        cached: usize,
+    ) -> Option<Violation> {
         // `now` is one of the cached policies, so it disallows too; an
         // allow-all cannot occur here.
         if let Policy::AllowAll { .. } = now {
             return None;
         }
-        let decision = now.decide(group.as_ref(), hit.path.as_bytes());
-        let detail = match now {
-            Policy::Rules { .. } if cached > 1 => format!(
-                "disallowed by all {cached} robots.txt versions of the last {}",
-                format_seconds(self.ctx.settings().robots_cache_grace as f64)
-            ),
-            Policy::DisallowAll { .. } => format!(
-                "robots.txt answered {} since {}",
-                now.version().status(),
-                format_time(now.version().from())
-            ),
-            _ => String::new(),
-        };
-        let (rule, line) = (decision.rule.unwrap_or_default(), decision.line);
+        if self.texts.len() >= RULES_CACHE {
+            self.texts = Interner::default();
+            self.cells.clear();
+        }
+        let ctx = self.ctx;
         let texts = &mut self.texts;
+        let version_address = now.version() as *const RobotsVersion as usize;
+        let version = self
+            .cells
+            .entry(Cell::Version(version_address))
+            .or_insert_with(|| texts.get(now.version().name()))
+            .clone();
+        let (rule_text, line) = match rule {
+            Some(r) => (
+                self.cells
+                    .entry(Cell::Rule(r as *const crate::robots::Rule as usize))
+                    .or_insert_with(|| texts.get(&r.directive()))
+                    .clone(),
+                Some(r.line()),
+            ),
+            None => (
+                self.cells
+                    .entry(Cell::Unavailable)
+                    .or_insert_with(|| texts.get("robots.txt 5xx"))
+                    .clone(),
+                None,
+            ),
+        };
+        let detail = match now {
+            Policy::Rules { .. } if cached > 1 => self.cells.entry(Cell::AllOf(cached)),
+            Policy::DisallowAll { .. } => self.cells.entry(Cell::Answered(version_address)),
+            _ => self.cells.entry(Cell::Empty),
+        }
+        .or_insert_with(|| {
+            texts.get(&match now {
+                Policy::Rules { .. } if cached > 1 => format!(
+                    "disallowed by all {cached} robots.txt versions of the last {}",
+                    format_seconds(ctx.settings().robots_cache_grace as f64)
+                ),
+                Policy::DisallowAll { .. } => format!(
+                    "robots.txt answered {} since {}",
+                    now.version().status(),
+                    format_time(now.version().from())
+                ),
+                _ => String::new(),
+            })
+        })
+        .clone();
         Some(Violation {
             time: hit.time,
             host: hit.host.clone(),
-            crawler: texts.get(hit.identity),
+            crawler: hit.identity.clone(),
             verified: hit.verified,
             client_ip: texts.get(hit.client),
             kind: "disallow",
             method: texts.get(hit.method),
             url: hit.url.to_string(),
             status: hit.status,
-            rule: texts.get(&rule),
+            rule: rule_text,
             rule_line: line,
-            robots_version: version,
-            detail: texts.get(&detail),
+            robots_version: Some(version),
+            detail,
         })
     }
 }

@@ -31,6 +31,10 @@ pub(crate) fn path_of(target: &str) -> Cow<'_, str> {
 /// them; the crawler fetched the page without).
 pub(crate) fn without_tracking(url: &str) -> Option<String> {
     let (path, query) = url.split_once('?')?;
+    if !query.contains("utm_") {
+        // Nothing to strip (the common case: no copy).
+        return None;
+    }
     let kept: Vec<&str> = query
         .split('&')
         .filter(|p| !p.starts_with("utm_"))
