@@ -2,7 +2,7 @@
 //! robots.txt versions, addresses) held once, as `Arc<str>`, however many
 //! rows name them.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 use std::sync::Arc;
 
 /// Hands out one `Arc<str>` per distinct string it is given.

@@ -101,6 +101,9 @@ pub(crate) struct Rules<'c> {
     /// change points at or before the window's start; at or before its
     /// end): the policies in force in the window.
     windows: HashMap<(usize, usize, usize), Arc<Window<'c>>>,
+    /// Per window (as `windows` names them) and crawler (by address): the
+    /// groups selected.
+    selections: HashMap<(usize, usize, usize, usize), Arc<Selection<'c>>>,
     /// Per (version, crawler): the group selected, the crawl delay, and
     /// the crawler, kept so that its address is not reused while cached.
     groups: HashMap<(usize, usize), Selected<'c>>,
@@ -113,6 +116,17 @@ pub(crate) struct Rules<'c> {
     /// The cells made from the snapshot's rules and versions, by what
     /// they are made of (emptied with `texts`).
     cells: HashMap<Cell, Arc<str>>,
+}
+
+/// A cache window's policies with the groups they select for one
+/// crawler, their smallest crawl delay, and which is in force at the end.
+struct Selection<'c> {
+    window: Arc<Window<'c>>,
+    groups: Vec<Option<Group<'c>>>,
+    delay: Option<f64>,
+    now: Option<usize>,
+    /// Kept so that its address, part of the key, is not reused.
+    _crawler: Arc<Crawler>,
 }
 
 /// The policies in force during a cache window, and the one in force at
@@ -183,6 +197,7 @@ impl<'c> Rules<'c> {
         Rules {
             ctx,
             windows: HashMap::new(),
+            selections: HashMap::new(),
             groups: HashMap::new(),
             delays: HashMap::new(),
             texts: Interner::default(),
@@ -193,6 +208,7 @@ impl<'c> Rules<'c> {
     /// Frees the lookups.
     pub(crate) fn clear(&mut self) {
         self.windows = HashMap::new();
+        self.selections = HashMap::new();
         self.groups = HashMap::new();
         self.delays = HashMap::new();
         self.texts = Interner::default();
@@ -329,6 +345,51 @@ impl<'c> Rules<'c> {
         window
     }
 
+    /// The window of cache `key` with the groups its policies select for
+    /// `hit`'s crawler: one lookup per request.
+    fn selection(
+        &mut self,
+        key: (usize, usize, usize),
+        hit: &Hit<'_>,
+        judged: bool,
+        start: i64,
+    ) -> Arc<Selection<'c>> {
+        let full = (key.0, key.1, key.2, Arc::as_ptr(hit.crawler) as usize);
+        if let Some(s) = self.selections.get(&full) {
+            return s.clone();
+        }
+        let window = self.window(key, hit.host, judged, start, hit.time);
+        let mut groups = Vec::with_capacity(window.policies.len());
+        // The smallest delay among the versions; none when a version asks
+        // for none.
+        let mut delay = Some(f64::INFINITY);
+        for policy in &window.policies {
+            let (group, seconds) = self.group(policy, hit.crawler);
+            delay = match (delay, seconds) {
+                (Some(min), Some(s)) => Some(min.min(s)),
+                _ => None,
+            };
+            groups.push(group);
+        }
+        let now_key = window.now.as_ref().map(Policy::key);
+        let now = window
+            .policies
+            .iter()
+            .position(|p| Some(p.key()) == now_key);
+        let selection = Arc::new(Selection {
+            window,
+            groups,
+            delay,
+            now,
+            _crawler: hit.crawler.clone(),
+        });
+        if self.selections.len() >= RULES_CACHE {
+            self.selections.clear();
+        }
+        self.selections.insert(full, selection.clone());
+        selection
+    }
+
     /// Judges `hit`: whether it is judged, the crawl delay its cached
     /// versions ask for, and its Disallow violation, as SPEC section 8
     /// defines them.
@@ -349,7 +410,8 @@ impl<'c> Rules<'c> {
             rules.points.partition_point(|&p| p <= start),
             rules.points.partition_point(|&p| p <= hit.time),
         );
-        let window = self.window(key, hit.host, rules.judged, start, hit.time);
+        let selection = self.selection(key, hit, rules.judged, start);
+        let window = &selection.window;
         let judged = !window.policies.is_empty();
         // Before the first version the snapshot knows, robots.txt is
         // unknown: a crawler whose cache may reach back there may have had
@@ -362,21 +424,13 @@ impl<'c> Rules<'c> {
                 violation: None,
             };
         }
-        // The smallest delay among the cached versions; none when a version
-        // asks for none.
-        let mut delay = Some(f64::INFINITY);
+        // Disallowed by every cached version, and what the policy in force
+        // at the request's time decided.
         let mut disallowed_everywhere = !hit.robots_txt;
-        // What the policy in force at the request's time decided.
         let mut decided_now: Option<Option<&'c crate::robots::Rule>> = None;
-        let now_key = window.now.as_ref().map(Policy::key);
-        for policy in &window.policies {
-            let (group, seconds) = self.group(policy, hit.crawler);
-            delay = match (delay, seconds) {
-                (Some(min), Some(s)) => Some(min.min(s)),
-                _ => None,
-            };
-            if disallowed_everywhere {
-                let (allowed, rule) = match (policy, group.as_ref()) {
+        if disallowed_everywhere {
+            for (i, (policy, group)) in window.policies.iter().zip(&selection.groups).enumerate() {
+                let (allowed, rule) = match (policy, group) {
                     (Policy::Rules { .. }, Some(group)) => {
                         let verdict = group.check(hit.path.as_bytes());
                         (verdict.allowed(), verdict.rule())
@@ -384,8 +438,11 @@ impl<'c> Rules<'c> {
                     (Policy::DisallowAll { .. }, _) => (false, None),
                     _ => (true, None),
                 };
-                disallowed_everywhere = !allowed;
-                if now_key == Some(policy.key()) {
+                if allowed {
+                    disallowed_everywhere = false;
+                    break;
+                }
+                if selection.now == Some(i) {
                     decided_now = Some(rule);
                 }
             }
@@ -396,6 +453,7 @@ impl<'c> Rules<'c> {
             }
             _ => None,
         };
+        let delay = selection.delay;
         Judged {
             judged,
             delay,

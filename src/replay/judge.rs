@@ -31,7 +31,7 @@ pub(crate) fn path_of(target: &str) -> Cow<'_, str> {
 /// them; the crawler fetched the page without).
 pub(crate) fn without_tracking(url: &str) -> Option<String> {
     let (path, query) = url.split_once('?')?;
-    if !query.contains("utm_") {
+    if !query.split('&').any(|p| p.starts_with("utm_")) {
         // Nothing to strip (the common case: no copy).
         return None;
     }
@@ -238,12 +238,16 @@ pub(super) const STEPS_PER_TASK: usize = 1 << 14;
 fn crawl_delay(
     ctx: &Context,
     host: &str,
-    identity: &str,
+    identity: &Arc<str>,
     steps: &[Step],
     prior: Option<&LastRequest>,
     violations: &mut Vec<Violation>,
 ) {
     let snap = ctx.snapshot();
+    let host_cell: Arc<str> = host.into();
+    // The policy in force changes only at these points: between two, the
+    // rule, line and version a violation names are looked up once.
+    let points = snap.policy_change_points(host);
     let runs: Vec<Vec<Violation>> = steps
         .par_chunks(STEPS_PER_TASK)
         .enumerate()
@@ -257,6 +261,10 @@ fn crawl_delay(
             };
             // The violations' repeated cells, shared.
             let mut texts = Interner::default();
+            // Per crawler (by address) and interval between change points:
+            // the rule, its line and the version.
+            type Named = (Arc<str>, Option<u32>, Option<Arc<str>>);
+            let mut named: HashMap<(usize, usize), Named> = HashMap::new();
             let mut found = Vec::new();
             for step in run_steps {
                 let t = step.time();
@@ -266,24 +274,37 @@ fn crawl_delay(
                     let gap = (i128::from(t) - i128::from(prev)) as f64;
                     let resolution = i128::from(step.resolution().max(prev_res)) as f64;
                     if gap + resolution < seconds_to_nanos_f64(delayed.seconds) {
-                        let now = snap.policy_at(host, t);
-                        let (rule, line) = now
-                            .as_ref()
-                            .and_then(|p| delay(p, &delayed.crawler))
-                            .map_or((String::new(), None), |(_, rule, line)| (rule, Some(line)));
+                        let interval = points.partition_point(|&p| p <= t);
+                        let (rule, line, version) = named
+                            .entry((Arc::as_ptr(&delayed.crawler) as usize, interval))
+                            .or_insert_with(|| {
+                                let now = snap.policy_at(host, t);
+                                let (rule, line) = now
+                                    .as_ref()
+                                    .and_then(|p| delay(p, &delayed.crawler))
+                                    .map_or((String::new(), None), |(_, rule, line)| {
+                                        (rule, Some(line))
+                                    });
+                                (
+                                    texts.get(&rule),
+                                    line,
+                                    now.map(|p| texts.get(p.version().name())),
+                                )
+                            })
+                            .clone();
                         found.push(Violation {
                             time: t,
-                            host: texts.get(host),
-                            crawler: texts.get(identity),
+                            host: host_cell.clone(),
+                            crawler: identity.clone(),
                             verified: delayed.verified,
                             client_ip: texts.get(&delayed.client),
                             kind: "crawl-delay",
                             method: texts.get(&delayed.method),
                             url: delayed.url.to_string(),
                             status: delayed.status,
-                            rule: texts.get(&rule),
+                            rule,
                             rule_line: line,
-                            robots_version: now.map(|p| texts.get(p.version().name())),
+                            robots_version: version,
                             detail: format!(
                                 "gap {} < {}",
                                 format_seconds(gap),
@@ -608,15 +629,14 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner),
     );
-    // Disallow violations, decided by the collectors, in file order (one
-    // allocation of the right size: growing by doubling would hold up to
-    // three times the rows at its peak).
-    let mut violations = Vec::with_capacity(collectors.iter().map(|c| c.violations.len()).sum());
+    // Disallow violations, decided by the collectors, per chunk in file
+    // order (copied once, below, into a table of the right size).
+    let mut chunk_violations: Vec<Vec<Violation>> = Vec::with_capacity(collectors.len());
     // Chunks in file order: each one's activity comes after the previous
     // ones'.
     for c in collectors {
         counts.add(&c.counts);
-        violations.extend(c.violations);
+        chunk_violations.push(c.violations);
         for charged in c.charged {
             let data = by_host.entry(charged.host).or_default();
             match data.identities.get_mut(&charged.identity) {
@@ -644,6 +664,17 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         .into_par_iter()
         .map(|(host, data)| judge_host(ctx, &host, data))
         .collect();
+    // The judged hosts' violations join the Disallow ones in one
+    // allocation of the right size (growing by doubling would hold the
+    // table two to three times over while it copies), each chunk's freed
+    // once copied.
+    let mut violations = Vec::with_capacity(
+        chunk_violations.iter().map(Vec::len).sum::<usize>()
+            + results.iter().map(|r| r.violations.len()).sum::<usize>(),
+    );
+    for chunk in chunk_violations {
+        violations.extend(chunk);
+    }
     let mut outcome = Outcome {
         counts,
         violations,
@@ -651,14 +682,6 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     };
     outcome.state = ctx.state().cloned().unwrap_or_default();
     let remember = ctx.state().is_some();
-    // The judged hosts' violations join the Disallow ones in one
-    // allocation of the right size (growing by doubling would hold the
-    // table two to three times over while it copies).
-    let mut all = Vec::with_capacity(
-        outcome.violations.len() + results.iter().map(|r| r.violations.len()).sum::<usize>(),
-    );
-    all.append(&mut outcome.violations);
-    outcome.violations = all;
     for r in results {
         if remember {
             outcome.state.set_host(&r.host, r.last, r.fetches);

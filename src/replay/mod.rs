@@ -452,6 +452,9 @@ struct HostSlot<'c> {
 struct Met {
     crawler: Arc<Crawler>,
     identity: [Option<u32>; 2],
+    /// Its published ranges, gathered on its first request that needs
+    /// them (`None` inside: none were loaded).
+    ranges: Option<Option<crate::bots::RangeSet>>,
 }
 
 /// A crawler identity's requests on one host, as one chunk read them.
@@ -570,6 +573,7 @@ impl<'c> Collector<'c> {
                     self.met.push(Met {
                         crawler,
                         identity: [None; 2],
+                        ranges: None,
                     });
                     self.met_by_address.insert(address, m);
                     m
@@ -651,14 +655,21 @@ impl<'c> Collector<'c> {
     fn keep(&mut self, request: &Request<'_>, h: u32, m: u32) {
         let t = request.time();
         let ctx = self.ctx;
+        // Verified against the crawler's published ranges (as
+        // `Catalogue::verify`, with the ranges gathered once per chunk).
         let verified = {
-            let crawler = &self.met[m as usize].crawler;
-            if crawler.ip_range_files().is_empty() {
+            let met = &mut self.met[m as usize];
+            if met.crawler.ip_range_files().is_empty() {
                 None
             } else {
-                request
-                    .client_ip()
-                    .and_then(|ip| ctx.catalogue.verify(crawler, &ctx.ranges, ip))
+                let crawler = &met.crawler;
+                match met
+                    .ranges
+                    .get_or_insert_with(|| ctx.ranges.union(crawler.ip_range_files()))
+                {
+                    Some(set) => request.client_ip().map(|ip| set.contains(ip)),
+                    None => None,
+                }
             }
         };
         let id = self.identity(m, verified);
