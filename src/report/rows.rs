@@ -9,8 +9,9 @@ use std::io::Write;
 use polars::prelude::*;
 use rayon::prelude::*;
 
-/// Rows per block: a block's text is some megabytes.
-const BLOCK_ROWS: usize = 16 * 1024;
+/// Rows per block: a block's text is about a megabyte (a wave of blocks
+/// per file is in memory at once).
+const BLOCK_ROWS: usize = 4 * 1024;
 
 /// One column's values over a block of rows, typed once.
 pub(super) enum Values<'a> {
