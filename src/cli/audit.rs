@@ -385,15 +385,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             args.out.display()
         );
     }
-    let report = Report::build(&outcome, &run_info)?;
     let matched = outcome
         .violations
         .iter()
         .filter(|v| fail_on.contains(&v.kind))
         .count();
-    // The report holds the table now: the rows are freed before the files
-    // are written, which need memory of their own.
-    outcome.violations = Vec::new();
+    // The rows are freed as their table is built.
+    let report = Report::build_taking_rows(&mut outcome, &run_info)?;
     report
         .write(&args.out, formats)
         .with_context(|| format!("the report was not written to {}", args.out.display()))?;

@@ -11,7 +11,7 @@ use polars::prelude::*;
 use serde_json::Value;
 
 use super::{Report, ReportError};
-use crate::replay::{VIOLATION_KINDS, Violation};
+use crate::replay::VIOLATION_KINDS;
 use crate::time::{self, format_time};
 
 fn esc(text: &str) -> String {
@@ -88,20 +88,24 @@ const MAX_FINDING_ROWS: usize = 100;
 /// this are counted in buckets of several days.
 const MAX_BUCKETS: i128 = 1000;
 
-/// Violations over time for the crawlers with the most, as an SVG line
-/// chart: hourly buckets when the violations span under four days, else
-/// daily, or of several days when they span over [`MAX_BUCKETS`] days.
-/// Times are subtracted in i128: two violations centuries apart (1700 and
-/// 2026) do not fit an i64 difference.
 /// The `limit` (kind, rule) pairs with the most violations: their
 /// violations and how many hosts they were found on; most first, then by
-/// kind and rule.
-fn most_violated_rules(violations: &[Violation], limit: usize) -> Vec<(&str, &str, u64, usize)> {
+/// kind and rule. Read from the violations table's columns.
+fn most_violated_rules(
+    violations: &DataFrame,
+    limit: usize,
+) -> PolarsResult<Vec<(String, String, u64, usize)>> {
+    let text = |name: &str| -> PolarsResult<StringChunked> {
+        Ok(violations.column(name)?.str()?.rechunk().into_owned())
+    };
+    let (kinds, rules, hosts) = (text("kind")?, text("rule")?, text("host")?);
     let mut by_rule: HashMap<(&str, &str), (u64, HashSet<&str>)> = HashMap::new();
-    for v in violations {
-        let (count, hosts) = by_rule.entry((v.kind, &*v.rule)).or_default();
+    for ((kind, rule), host) in kinds.iter().zip(rules.iter()).zip(hosts.iter()) {
+        let (count, hosts) = by_rule
+            .entry((kind.unwrap_or_default(), rule.unwrap_or_default()))
+            .or_default();
         *count += 1;
-        hosts.insert(&*v.host);
+        hosts.insert(host.unwrap_or_default());
     }
     let mut rules: Vec<(&str, &str, u64, usize)> = by_rule
         .into_iter()
@@ -109,13 +113,23 @@ fn most_violated_rules(violations: &[Violation], limit: usize) -> Vec<(&str, &st
         .collect();
     rules.sort_unstable_by(|a, b| b.2.cmp(&a.2).then((a.0, a.1).cmp(&(b.0, b.1))));
     rules.truncate(limit);
-    rules
+    Ok(rules
+        .into_iter()
+        .map(|(kind, rule, count, hosts)| (kind.to_string(), rule.to_string(), count, hosts))
+        .collect())
 }
 
-fn chart(violations: &[Violation], crawlers: &[String]) -> String {
-    let times: Vec<i64> = violations.iter().map(|v| v.time).collect();
-    let (Some(&min), Some(&max)) = (times.iter().min(), times.iter().max()) else {
-        return "<p class=muted>No violations.</p>".to_string();
+/// Violations over time for the crawlers with the most, as an SVG line
+/// chart: hourly buckets when the violations span under four days, else
+/// daily, or of several days when they span over [`MAX_BUCKETS`] days.
+/// Times are subtracted in i128: two violations centuries apart (1700 and
+/// 2026) do not fit an i64 difference. Read from the violations table's
+/// columns.
+fn chart(violations: &DataFrame, crawlers: &[String]) -> PolarsResult<String> {
+    let times = violations.column("time")?.cast(&DataType::Int64)?;
+    let times = times.i64()?;
+    let (Some(min), Some(max)) = (times.min(), times.max()) else {
+        return Ok("<p class=muted>No violations.</p>".to_string());
     };
     const HOUR: i128 = time::HOUR as i128;
     const DAY: i128 = time::DAY as i128;
@@ -136,9 +150,10 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
         .map(|(i, c)| (c.as_str(), i))
         .collect();
     let mut counts = vec![vec![0u64; n]; crawlers.len()];
-    for v in violations {
-        if let Some(&i) = index.get(&*v.crawler) {
-            counts[i][((i128::from(v.time) - start) / bucket) as usize] += 1;
+    let names = violations.column("crawler")?.str()?;
+    for (time, crawler) in times.iter().zip(names.iter()) {
+        if let (Some(time), Some(&i)) = (time, crawler.and_then(|c| index.get(c))) {
+            counts[i][((i128::from(time) - start) / bucket) as usize] += 1;
         }
     }
     let series: BTreeMap<&str, Vec<u64>> =
@@ -225,7 +240,7 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
         days => format!("{days} days"),
     };
     let _ = write!(svg, "<span class=muted>per {per}</span></p>");
-    svg
+    Ok(svg)
 }
 
 /// Renders the page.
@@ -234,7 +249,6 @@ fn chart(violations: &[Violation], crawlers: &[String]) -> String {
 /// polars failing to aggregate the most violated rules.
 pub fn render(
     report: &Report,
-    violations: &[Violation],
     categories: &BTreeMap<String, String>,
 ) -> Result<String, ReportError> {
     let s = &report.summary;
@@ -353,11 +367,11 @@ pub fn render(
         .map(|r| r.crawler)
         .collect();
     h.push_str("<h2>Violations over time</h2><div class=chart>");
-    h.push_str(&chart(violations, &top));
+    h.push_str(&chart(&report.violations, &top)?);
     h.push_str("</div>");
 
     h.push_str("<h2>Most violated rules</h2><table><tr><th>kind</th><th>rule</th><th>violations</th><th>hosts</th></tr>");
-    let rules = most_violated_rules(violations, 15);
+    let rules = most_violated_rules(&report.violations, 15)?;
     for (kind, rule, count, hosts) in &rules {
         let _ = write!(
             h,
@@ -444,6 +458,11 @@ pub fn render(
 mod tests {
     use super::{chart, esc};
     use crate::replay::Violation;
+    use crate::report::violations_frame;
+
+    fn drawn(rows: &[Violation], crawlers: &[String]) -> String {
+        chart(&violations_frame(rows).unwrap(), crawlers).unwrap()
+    }
 
     fn violation(time: &str) -> Violation {
         let ts: jiff::Timestamp = time.parse().unwrap();
@@ -475,7 +494,7 @@ mod tests {
             violation("2026-11-01T10:00:00Z"),
             violation("2026-11-01T11:00:00Z"),
         ];
-        let svg = chart(&v, &crawlers);
+        let svg = drawn(&v, &crawlers);
         assert!(svg.contains("per 120 days"), "{svg}");
         assert!(
             svg.contains(">1700-01-01<") || svg.contains(">1699-"),
@@ -496,12 +515,12 @@ mod tests {
             violation("2026-11-01T00:00:00Z"),
             violation("2026-11-08T00:00:00Z"),
         ];
-        assert!(chart(&week, &crawlers).contains("per day"));
+        assert!(drawn(&week, &crawlers).contains("per day"));
         let day = [
             violation("2026-11-01T00:00:00Z"),
             violation("2026-11-01T23:00:00Z"),
         ];
-        assert!(chart(&day, &crawlers).contains("per hour"));
+        assert!(drawn(&day, &crawlers).contains("per hour"));
     }
 
     #[test]

@@ -384,7 +384,7 @@ impl Report {
         let partials = partials.expect("at least one shard");
         contain(|| {
             Report::assemble(Parts {
-                violations: &violations,
+                violations: super::violations_frame(&violations)?,
                 findings: &findings,
                 partials: partials.lazy(),
                 categories: &categories,

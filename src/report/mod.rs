@@ -272,6 +272,57 @@ fn violations_frame(rows: &[Violation]) -> PolarsResult<DataFrame> {
     DataFrame::new_infer_height(columns)
 }
 
+/// Hands the memory freed so far back to the system (glibc keeps freed
+/// small allocations, such as the rows' URLs, in its heap otherwise, where
+/// the table's large buffers cannot reuse them).
+fn give_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            /// glibc's `malloc_trim(3)`: releases free heap memory (at its
+            /// top, and whole free pages within it) to the system.
+            fn malloc_trim(pad: usize) -> std::ffi::c_int;
+        }
+        // SAFETY: malloc_trim takes no pointer and only returns free pages
+        // of glibc's own heap to the system; it is safe at any time.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
+
+/// [`violations_frame`] of `rows`, which are freed a block at a time as
+/// the table grows (the last block first, the rows' vector shrunk after
+/// each), so that the whole rows and the whole table are never both in
+/// memory. The table's columns end in one chunk each, column by column,
+/// as a table built at once has them (the Parquet writer's row groups
+/// follow the chunks).
+fn violations_frame_freeing(mut rows: Vec<Violation>) -> PolarsResult<DataFrame> {
+    const BLOCK: usize = 64 * 1024;
+    if rows.len() <= BLOCK {
+        return violations_frame(&rows);
+    }
+    let mut blocks = Vec::with_capacity(rows.len().div_ceil(BLOCK));
+    while !rows.is_empty() {
+        let block = rows.split_off((rows.len() - 1) / BLOCK * BLOCK);
+        blocks.push(violations_frame(&block)?);
+        drop(block);
+        rows.shrink_to_fit();
+    }
+    give_back_freed_memory();
+    blocks.reverse();
+    let mut columns = Vec::new();
+    for name in blocks[0].get_column_names_owned() {
+        let mut pieces = blocks.iter_mut().map(|b| b.drop_in_place(&name));
+        let mut column = pieces.next().expect("at least one block")?;
+        for piece in pieces {
+            column.append_owned(piece?)?;
+        }
+        columns.push(column.rechunk());
+    }
+    DataFrame::new_infer_height(columns)
+}
+
 fn findings_frame(rows: &[Finding]) -> PolarsResult<DataFrame> {
     DataFrame::new_infer_height(vec![
         Column::new(
@@ -435,7 +486,8 @@ pub struct RunInfo {
 /// What a report is made of: one run's outcome, or shards' reports read
 /// back by `merge`.
 struct Parts<'a> {
-    violations: &'a [Violation],
+    /// The violations table ([`violations_frame`]).
+    violations: DataFrame,
     findings: &'a [Finding],
     /// Per-crawler request aggregates ([`partials_frame`]).
     partials: LazyFrame,
@@ -470,6 +522,26 @@ impl Report {
     /// # Errors
     /// polars failing to build a frame (which would be a bug).
     pub fn build(outcome: &Outcome, run: &RunInfo) -> Result<Report, ReportError> {
+        Report::of_outcome(outcome, violations_frame(&outcome.violations)?, run)
+    }
+
+    /// As [`Report::build`], and takes the outcome's violations: the
+    /// rows are freed a block at a time as their table is built, so that
+    /// the rows and the table are never both in memory whole (the audit's
+    /// peak). `outcome.violations` is empty afterwards.
+    ///
+    /// # Errors
+    /// As [`Report::build`].
+    pub fn build_taking_rows(outcome: &mut Outcome, run: &RunInfo) -> Result<Report, ReportError> {
+        let violations = violations_frame_freeing(std::mem::take(&mut outcome.violations))?;
+        Report::of_outcome(outcome, violations, run)
+    }
+
+    fn of_outcome(
+        outcome: &Outcome,
+        violations: DataFrame,
+        run: &RunInfo,
+    ) -> Result<Report, ReportError> {
         let mut categories = BTreeMap::new();
         for r in &outcome.activity {
             categories
@@ -478,7 +550,7 @@ impl Report {
         }
         let inputs = inputs_summary(&run.inputs, &run.snapshots);
         Report::assemble(Parts {
-            violations: &outcome.violations,
+            violations,
             findings: &outcome.findings,
             partials: partials_frame(&activity_frame(&outcome.activity)?),
             categories: &categories,
@@ -492,15 +564,14 @@ impl Report {
 
     /// The report of its parts: one run's, or the sum of shards'.
     fn assemble(parts: Parts<'_>) -> Result<Report, ReportError> {
-        let violations = violations_frame(parts.violations)?;
+        let violations = parts.violations;
         let findings = findings_frame(parts.findings)?;
         let crawlers = crawlers_frame(parts.partials, &violations)?;
-        let mut totals = BTreeMap::new();
-        for kind in VIOLATION_KINDS {
-            totals.insert(
-                kind,
-                parts.violations.iter().filter(|v| v.kind == kind).count(),
-            );
+        let mut totals: BTreeMap<&str, usize> = VIOLATION_KINDS.iter().map(|k| (*k, 0)).collect();
+        for kind in violations.column("kind")?.str()?.iter().flatten() {
+            if let Some(total) = totals.get_mut(kind) {
+                *total += 1;
+            }
         }
         let mut finding_totals: BTreeMap<&str, u64> = BTreeMap::new();
         for f in parts.findings {
@@ -544,7 +615,7 @@ impl Report {
             summary,
             html: String::new(),
         };
-        report.html = html::render(&report, parts.violations, parts.categories)?;
+        report.html = html::render(&report, parts.categories)?;
         Ok(report)
     }
 

@@ -556,3 +556,36 @@ fn html_is_self_contained_and_complete() {
     assert!(html.contains("<code>Disallow: /private/</code></td><td class=n>2</td>"));
     assert!(html.contains("spoofed-agent"));
 }
+
+/// The audit's build, which frees the rows a block at a time as their
+/// table grows, writes the same files as the build that borrows them:
+/// Parquet's row groups (which follow the table's chunks) included, over
+/// more rows than a block and more than a row group.
+#[test]
+fn building_while_freeing_the_rows_writes_the_same_files() {
+    let base = outcome();
+    let mut big = outcome();
+    big.violations = (0..300_000)
+        .map(|i| {
+            let mut v = base.violations[i % base.violations.len()].clone();
+            v.time += i as i64 * 1_000_000_000;
+            v.url = format!("/page/{i}?ref={}", i % 97);
+            v
+        })
+        .collect();
+    let borrowed = Report::build(&big, &RunInfo::default()).unwrap();
+    let mut taken = big.clone();
+    let freed = Report::build_taking_rows(&mut taken, &RunInfo::default()).unwrap();
+    assert!(taken.violations.is_empty());
+    assert!(freed.violations.columns().iter().all(|c| c.n_chunks() == 1));
+    let dir = temp("freeing");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    borrowed.write(&a, OutputFormats::default()).unwrap();
+    freed.write(&b, OutputFormats::default()).unwrap();
+    for file in OutputFormats::default().files() {
+        assert!(
+            std::fs::read(a.join(&file)).unwrap() == std::fs::read(b.join(&file)).unwrap(),
+            "{file} differs"
+        );
+    }
+}
