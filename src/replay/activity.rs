@@ -29,8 +29,10 @@ pub(crate) struct Delayed {
     pub(crate) seconds: f64,
     pub(crate) crawler: Arc<Crawler>,
     pub(crate) verified: Option<bool>,
-    pub(crate) client: Box<str>,
-    pub(crate) method: Box<str>,
+    /// Shared with the chunk's other rows ([`super::disallow::Rules::shared`]).
+    pub(crate) client: Arc<str>,
+    /// Shared as `client` is.
+    pub(crate) method: Arc<str>,
     pub(crate) url: Box<str>,
     pub(crate) status: u16,
 }

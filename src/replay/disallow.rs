@@ -215,6 +215,16 @@ impl<'c> Rules<'c> {
         self.cells = HashMap::new();
     }
 
+    /// The chunk's shared copy of `text` (a client address, a method), as
+    /// the violation rows hold them.
+    pub(crate) fn shared(&mut self, text: &str) -> Arc<str> {
+        if self.texts.len() >= RULES_CACHE {
+            self.texts = Interner::default();
+            self.cells.clear();
+        }
+        self.texts.get(text)
+    }
+
     /// May a Crawl-delay apply on `host` to a crawler named as `crawler` is:
     /// does some policy the host ever has give it a group with a
     /// Crawl-delay? Decided by name, not by crawler (the answer is cached

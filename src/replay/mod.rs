@@ -772,8 +772,8 @@ impl<'c> Collector<'c> {
                         seconds,
                         crawler: crawler.clone(),
                         verified,
-                        client: client.as_ref().into(),
-                        method: method.as_ref().into(),
+                        client: rules.shared(&client),
+                        method: rules.shared(&method),
                         url: target.as_ref().into(),
                         status,
                     })
