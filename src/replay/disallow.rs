@@ -107,9 +107,11 @@ pub(crate) struct Rules<'c> {
     /// Per (version, crawler): the group selected, the crawl delay, and
     /// the crawler, kept so that its address is not reused while cached.
     groups: HashMap<(usize, usize), Selected<'c>>,
-    /// Per (host, by the address of its [`HostRules`]; crawler name): may
-    /// a Crawl-delay apply to that crawler there ([`Rules::may_delay`])?
-    delays: HashMap<(usize, Box<str>), bool>,
+    /// Per (host, by the address of its [`HostRules`]; crawler, by
+    /// address): may a Crawl-delay apply to that crawler's name there
+    /// ([`Rules::may_delay`])? The crawler is kept so that its address is
+    /// not reused while cached.
+    delays: HashMap<(usize, usize), (bool, Arc<Crawler>)>,
     /// The violations' repeated cells, shared (emptied at
     /// [`RULES_CACHE`] entries, as the maps are).
     texts: Interner,
@@ -244,9 +246,12 @@ impl<'c> Rules<'c> {
             return false;
         }
         let name = crawler.name();
-        let address = rules as *const HostRules as usize;
-        if let Some(&answer) = self.delays.get(&(address, Box::from(name))) {
-            return answer;
+        let key = (
+            rules as *const HostRules as usize,
+            Arc::as_ptr(crawler) as usize,
+        );
+        if let Some((answer, _)) = self.delays.get(&key) {
+            return *answer;
         }
         let policies = self
             .ctx
@@ -292,7 +297,7 @@ impl<'c> Rules<'c> {
         if self.delays.len() >= RULES_CACHE {
             self.delays.clear();
         }
-        self.delays.insert((address, name.into()), answer);
+        self.delays.insert(key, (answer, crawler.clone()));
         answer
     }
 
