@@ -8,7 +8,7 @@ use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
 use super::activity::Step;
-use super::state::{Fetch, LastRequest, prune};
+use super::state::{Fetch, LastRequest, State, prune};
 use super::{
     Activity, Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, MAX_UNKNOWN_HOSTS,
     OTHER_HOSTS, Outcome, Referral, UnknownHosts, Violation,
@@ -680,15 +680,18 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         violations,
         ..Outcome::default()
     };
-    outcome.state = ctx.state().cloned().unwrap_or_default();
-    let remember = ctx.state().is_some();
+    let mut judged_hosts = Vec::new();
     for r in results {
-        if remember {
-            outcome.state.set_host(&r.host, r.last, r.fetches);
+        if ctx.state().is_some() {
+            judged_hosts.push((r.host, (r.last, r.fetches)));
         }
         outcome.violations.extend(r.violations);
         outcome.findings.extend(r.findings);
         outcome.activity.extend(r.activity);
+    }
+    // The previous state with this run's hosts replaced.
+    if let Some(prior) = ctx.state() {
+        outcome.state = State::next(prior, judged_hosts);
     }
     let snap = ctx.snapshot();
     for (host, timeline) in snap.hosts() {
