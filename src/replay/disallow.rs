@@ -478,9 +478,9 @@ impl<'c> Rules<'c> {
 
     /// The Disallow violation of `hit` under `now`, the policy in force at
     /// its time (one of the `cached` versions, so it disallows too), whose
-    /// deciding rule is `rule` (`None` for a 5xx's disallow-all). Its
-    /// repeated cells are shared: each rule's, version's and detail's text
-    /// is made once.
+    /// deciding rule is `rule` (`None` for a 5xx's disallow-all, which no
+    /// rule decides). Its repeated cells are shared: each rule's,
+    /// version's and detail's text is made once.
     fn violation(
         &mut self,
         hit: &Hit<'_>,
@@ -505,18 +505,28 @@ impl<'c> Rules<'c> {
             .entry(Cell::Version(version_address))
             .or_insert_with(|| texts.get(now.version().name()))
             .clone();
-        let (rule_text, line) = match rule {
-            Some(r) => (
+        // As `Policy::decide` names the deciding rule: a 5xx answer's
+        // disallow-all is `robots.txt 5xx`; a rules policy's rule as
+        // written (a disallowed path always has one).
+        let (rule_text, line) = match (now, rule) {
+            (Policy::DisallowAll { .. }, _) => (
+                self.cells
+                    .entry(Cell::Unavailable)
+                    .or_insert_with(|| texts.get("robots.txt 5xx"))
+                    .clone(),
+                None,
+            ),
+            (_, Some(r)) => (
                 self.cells
                     .entry(Cell::Rule(r as *const crate::robots::Rule as usize))
                     .or_insert_with(|| texts.get(&r.directive()))
                     .clone(),
                 Some(r.line()),
             ),
-            None => (
+            (_, None) => (
                 self.cells
-                    .entry(Cell::Unavailable)
-                    .or_insert_with(|| texts.get("robots.txt 5xx"))
+                    .entry(Cell::Empty)
+                    .or_insert_with(|| texts.get(""))
                     .clone(),
                 None,
             ),
