@@ -6,7 +6,7 @@ use std::io::Write;
 
 use polars::prelude::*;
 
-use super::rows::{Values, missing, write_int, write_rows};
+use super::rows::{CellFormat, write_rows};
 
 /// Whether a CSV cell would be read as a formula by a spreadsheet
 /// (OWASP's CSV injection rule: it begins with `=`, `+`, `-`, `@`, a tab or
@@ -75,6 +75,14 @@ fn csv_cell(row: &mut Vec<u8>, cell: &str) {
     row.push(b'"');
 }
 
+/// How our CSV writer writes a cell: text quoted as needed and defused,
+/// a null empty. Frames with floats go to polars' writer.
+const CSV_CELLS: CellFormat = CellFormat {
+    text: csv_cell,
+    float: |_, _| Err("floats go to polars' CSV writer".to_string()),
+    null: b"",
+};
+
 /// `frame` as CSV with a header row, as polars' CSV writer writes it
 /// ([`csv_cell`]'s quoting), written here for text, boolean and integer
 /// columns: the violations table can hold millions of rows (formatted in
@@ -113,34 +121,7 @@ pub(super) fn write_csv(w: &mut impl Write, frame: &DataFrame) -> Result<(), Str
                 if n > 0 {
                     out.push(b',');
                 }
-                match values {
-                    Values::Str(c) => {
-                        if let Some(v) = c.next().ok_or_else(missing)? {
-                            csv_cell(out, v);
-                        }
-                    }
-                    Values::Bool(c) => {
-                        if let Some(v) = c.next().ok_or_else(missing)? {
-                            out.extend_from_slice(if v { b"true" } else { b"false" });
-                        }
-                    }
-                    Values::I32(c) => {
-                        if let Some(v) = c.next().ok_or_else(missing)? {
-                            write_int(out, v);
-                        }
-                    }
-                    Values::I64(c) => {
-                        if let Some(v) = c.next().ok_or_else(missing)? {
-                            write_int(out, v);
-                        }
-                    }
-                    Values::U64(c) => {
-                        if let Some(v) = c.next().ok_or_else(missing)? {
-                            write_int(out, v);
-                        }
-                    }
-                    Values::F64(_) => unreachable!("floats go to polars' writer"),
-                }
+                values.write_next(out, &CSV_CELLS)?;
             }
             out.push(b'\n');
         }

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use polars::prelude::*;
 
-use super::rows::{Values, missing, write_int, write_rows};
+use super::rows::{CellFormat, write_rows};
 
 /// `text` as a JSON string, escaped as `serde_json` escapes it: `"` and
 /// `\` with a backslash, control characters below U+0020 as `\b`, `\t`,
@@ -42,6 +42,14 @@ pub(super) fn json_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
+/// How a JSON value is written: text escaped, a float as serde_json
+/// writes it, a null as `null`.
+const JSON_CELLS: CellFormat = CellFormat {
+    text: json_string,
+    float: |out, v| serde_json::to_writer(out, &v).map_err(|e| e.to_string()),
+    null: b"null",
+};
+
 /// One JSON object per row of `frame` (times already RFC 3339 strings,
 /// nulls as null), written column by column in order, without building a
 /// JSON value per row; blocks of rows are formatted in parallel.
@@ -65,34 +73,7 @@ pub(super) fn write_ndjson(w: &mut impl Write, frame: &DataFrame) -> Result<(), 
                     out.push(b',');
                 }
                 out.extend_from_slice(key);
-                match values {
-                    Values::Str(c) => match c.next().ok_or_else(missing)? {
-                        Some(v) => json_string(out, v),
-                        None => out.extend_from_slice(b"null"),
-                    },
-                    Values::Bool(c) => match c.next().ok_or_else(missing)? {
-                        Some(v) => out.extend_from_slice(if v { b"true" } else { b"false" }),
-                        None => out.extend_from_slice(b"null"),
-                    },
-                    Values::I32(c) => match c.next().ok_or_else(missing)? {
-                        Some(v) => write_int(out, v),
-                        None => out.extend_from_slice(b"null"),
-                    },
-                    Values::I64(c) => match c.next().ok_or_else(missing)? {
-                        Some(v) => write_int(out, v),
-                        None => out.extend_from_slice(b"null"),
-                    },
-                    Values::U64(c) => match c.next().ok_or_else(missing)? {
-                        Some(v) => write_int(out, v),
-                        None => out.extend_from_slice(b"null"),
-                    },
-                    Values::F64(c) => match c.next().ok_or_else(missing)? {
-                        Some(v) => {
-                            serde_json::to_writer(&mut *out, &v).map_err(|e| e.to_string())?
-                        }
-                        None => out.extend_from_slice(b"null"),
-                    },
-                }
+                values.write_next(out, &JSON_CELLS)?;
             }
             out.extend_from_slice(b"}\n");
         }

@@ -29,9 +29,45 @@ pub(super) enum Values<'a> {
     F64(Box<dyn Iterator<Item = Option<f64>> + 'a>),
 }
 
-/// The error of a column that ends before its frame.
-pub(super) fn missing() -> String {
-    "a column is shorter than the frame".to_string()
+/// How a file format writes a cell: a text, a float and a null its own
+/// way; booleans and integers as their `Display` form (CSV and NDJSON
+/// alike).
+pub(super) struct CellFormat {
+    /// Appends a text cell.
+    pub(super) text: fn(&mut Vec<u8>, &str),
+    /// Appends a float cell.
+    pub(super) float: fn(&mut Vec<u8>, f64) -> Result<(), String>,
+    /// What a null is written as.
+    pub(super) null: &'static [u8],
+}
+
+impl Values<'_> {
+    /// Appends the column's next value to `out`, as `format` writes it.
+    pub(super) fn write_next(
+        &mut self,
+        out: &mut Vec<u8>,
+        format: &CellFormat,
+    ) -> Result<(), String> {
+        fn next<T>(column: &mut dyn Iterator<Item = Option<T>>) -> Result<Option<T>, String> {
+            column
+                .next()
+                .ok_or_else(|| "a column is shorter than the frame".to_string())
+        }
+        let written = match self {
+            Values::Str(c) => next(c)?.map(|v| (format.text)(out, v)),
+            Values::Bool(c) => {
+                next(c)?.map(|v| out.extend_from_slice(if v { b"true" } else { b"false" }))
+            }
+            Values::I32(c) => next(c)?.map(|v| write_int(out, v)),
+            Values::I64(c) => next(c)?.map(|v| write_int(out, v)),
+            Values::U64(c) => next(c)?.map(|v| write_int(out, v)),
+            Values::F64(c) => next(c)?.map(|v| (format.float)(out, v)).transpose()?,
+        };
+        if written.is_none() {
+            out.extend_from_slice(format.null);
+        }
+        Ok(())
+    }
 }
 
 /// A column's values in order, typed once; `what` names the file kind in
@@ -50,7 +86,7 @@ fn column_values<'a>(c: &'a Series, what: &str) -> Result<Values<'a>, String> {
 }
 
 /// An integer's decimal text (as its `Display` form writes it).
-pub(super) fn write_int(w: &mut Vec<u8>, v: impl itoa::Integer) {
+fn write_int(w: &mut Vec<u8>, v: impl itoa::Integer) {
     w.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
