@@ -220,11 +220,17 @@ impl<'c> Rules<'c> {
     /// The chunk's shared copy of `text` (a client address, a method), as
     /// the violation rows hold them.
     pub(crate) fn shared(&mut self, text: &str) -> Arc<str> {
+        self.bound_texts();
+        self.texts.get(text)
+    }
+
+    /// Empties the shared texts, and the cells made of them, when they
+    /// reach [`RULES_CACHE`] entries (the rows keep their copies).
+    fn bound_texts(&mut self) {
         if self.texts.len() >= RULES_CACHE {
             self.texts = Interner::default();
             self.cells.clear();
         }
-        self.texts.get(text)
     }
 
     /// May a Crawl-delay apply on `host` to a crawler named as `crawler` is:
@@ -493,10 +499,7 @@ impl<'c> Rules<'c> {
         if let Policy::AllowAll { .. } = now {
             return None;
         }
-        if self.texts.len() >= RULES_CACHE {
-            self.texts = Interner::default();
-            self.cells.clear();
-        }
+        self.bound_texts();
         let ctx = self.ctx;
         let texts = &mut self.texts;
         let version_address = now.version() as *const RobotsVersion as usize;
