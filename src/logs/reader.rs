@@ -982,7 +982,11 @@ where
     }
     let block_size = options.chunk_size.clamp(4 << 10, 16 << 20);
     let workers = rayon::current_num_threads().max(1);
-    let (tx, rx) = mpsc::sync_channel::<Block>(workers * 2);
+    // One block waiting per worker keeps the workers fed (the reader
+    // decompresses faster than a worker collects); every block more is
+    // memory: a block each worker holds, one waiting per worker, and the
+    // one being filled.
+    let (tx, rx) = mpsc::sync_channel::<Block>(workers);
     let rx = Mutex::new(rx);
     let results: Mutex<Vec<(usize, S, Counts)>> = Mutex::new(Vec::new());
     let mut fault: Option<String> = None;
