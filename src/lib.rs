@@ -6,6 +6,7 @@
 //!
 //! The modules, each using only those above it:
 //!
+//! - `memory`: freed memory handed back to the system between stages.
 //! - [`time`]: nanosecond instants and durations, units, RFC 3339 printing.
 //! - [`text`]: shared text, one copy per distinct string.
 //! - [`host`]: hosts as the audit names them, and the check of a named host.
@@ -38,6 +39,7 @@ pub mod bounded_read;
 pub mod host;
 pub mod indexing;
 pub mod logs;
+mod memory;
 pub mod replay;
 pub mod report;
 pub mod robots;
@@ -54,7 +56,7 @@ pub use bots::{Catalogue, Crawler, Identifier, IpRanges};
 pub use host::{check_host, normalize_host};
 pub use indexing::PageRules;
 pub use logs::{FileReport, Format, Input, ReadOptions, Request, Sink, read_input};
-pub use replay::{Collector, Context, Finding, Outcome, Settings, Violation};
+pub use replay::{Collector, Context, Finding, Outcome, Settings, Violation, Violations};
 pub use report::{OutputFormats, Report, RunInfo, read_state, write_state};
 pub use robots::{Robots, Verdict, path_params_query};
 pub use shard::Shard;

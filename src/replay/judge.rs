@@ -11,7 +11,7 @@ use super::activity::Step;
 use super::state::{Fetch, LastRequest, State, prune};
 use super::{
     Activity, Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, MAX_UNKNOWN_HOSTS,
-    OTHER_HOSTS, Outcome, Referral, UnknownHosts, Violation,
+    OTHER_HOSTS, Outcome, Referral, UnknownHosts, Violation, Violations,
 };
 use crate::bots::Crawler;
 use crate::robots::target_path;
@@ -64,7 +64,7 @@ fn delay(policy: &Policy<'_>, crawler: &Crawler) -> Option<(f64, String, u32)> {
 #[derive(Default)]
 struct HostResult {
     host: String,
-    violations: Vec<Violation>,
+    violations: Violations,
     findings: Vec<Finding>,
     activity: Vec<CrawlerActivity>,
     /// The state to carry over: last requests and fetches.
@@ -241,14 +241,14 @@ fn crawl_delay(
     identity: &Arc<str>,
     steps: &[Step],
     prior: Option<&LastRequest>,
-    violations: &mut Vec<Violation>,
+    violations: &mut Violations,
 ) {
     let snap = ctx.snapshot();
     let host_cell: Arc<str> = host.into();
     // The policy in force changes only at these points: between two, the
     // rule, line and version a violation names are looked up once.
     let points = snap.policy_change_points(host);
-    let runs: Vec<Vec<Violation>> = steps
+    let runs: Vec<Violations> = steps
         .par_chunks(STEPS_PER_TASK)
         .enumerate()
         .map(|(run, run_steps)| {
@@ -265,7 +265,7 @@ fn crawl_delay(
             // the rule, its line and the version.
             type Named = (Arc<str>, Option<u32>, Option<Arc<str>>);
             let mut named: HashMap<(usize, usize), Named> = HashMap::new();
-            let mut found = Vec::new();
+            let mut found = Violations::default();
             for step in run_steps {
                 let t = step.time();
                 if let (Some(delayed), Some((prev, prev_res))) = (step.delayed(), last) {
@@ -305,12 +305,11 @@ fn crawl_delay(
                             rule,
                             rule_line: line,
                             robots_version: version,
-                            detail: format!(
+                            detail: texts.get(&format!(
                                 "gap {} < {}",
                                 format_seconds(gap),
                                 format_seconds(seconds_to_nanos_f64(delayed.seconds))
-                            )
-                            .into(),
+                            )),
                         });
                     }
                 }
@@ -319,9 +318,8 @@ fn crawl_delay(
             found
         })
         .collect();
-    violations.reserve(runs.iter().map(Vec::len).sum());
     for run in runs {
-        violations.extend(run);
+        violations.append(run);
     }
 }
 
@@ -630,8 +628,8 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
             .unwrap_or_else(std::sync::PoisonError::into_inner),
     );
     // Disallow violations, decided by the collectors, per chunk in file
-    // order (copied once, below, into a table of the right size).
-    let mut chunk_violations: Vec<Vec<Violation>> = Vec::with_capacity(collectors.len());
+    // order (their blocks moved, below, into the table).
+    let mut chunk_violations: Vec<Violations> = Vec::with_capacity(collectors.len());
     // Chunks in file order: each one's activity comes after the previous
     // ones'.
     for c in collectors {
@@ -664,16 +662,11 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         .into_par_iter()
         .map(|(host, data)| judge_host(ctx, &host, data))
         .collect();
-    // The judged hosts' violations join the Disallow ones in one
-    // allocation of the right size (growing by doubling would hold the
-    // table two to three times over while it copies), each chunk's freed
-    // once copied.
-    let mut violations = Vec::with_capacity(
-        chunk_violations.iter().map(Vec::len).sum::<usize>()
-            + results.iter().map(|r| r.violations.len()).sum::<usize>(),
-    );
+    // The judged hosts' violations join the Disallow ones: blocks moved,
+    // not rows copied.
+    let mut violations = Violations::default();
     for chunk in chunk_violations {
-        violations.extend(chunk);
+        violations.append(chunk);
     }
     let mut outcome = Outcome {
         counts,
@@ -685,7 +678,7 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         if ctx.state().is_some() {
             judged_hosts.push((r.host, (r.last, r.fetches)));
         }
-        outcome.violations.extend(r.violations);
+        outcome.violations.append(r.violations);
         outcome.findings.extend(r.findings);
         outcome.activity.extend(r.activity);
     }
@@ -726,6 +719,9 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     outcome
         .findings
         .extend(unknown_host_findings(unknown_hosts));
+    // The chunks' and hosts' working sets are freed: back to the system
+    // before the sort adds the table's order.
+    crate::memory::give_back_freed();
     super::sort_rows(&mut outcome.violations, &mut outcome.findings);
     outcome
         .activity

@@ -33,13 +33,14 @@
 //! collector.record(&parse_line(&format, line).unwrap());
 //! let outcome = replay(&ctx, vec![collector]);
 //! assert_eq!(outcome.violations.len(), 1);
-//! assert_eq!(&*outcome.violations[0].rule, "Disallow: /cart/");
+//! assert_eq!(outcome.violations.get(0).unwrap().rule, "Disallow: /cart/");
 //! ```
 
 mod activity;
 mod disallow;
 mod judge;
 mod state;
+mod violations;
 
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
@@ -57,6 +58,7 @@ pub use disallow::Lookups;
 pub(crate) use judge::merge_unknown_hosts;
 pub use judge::replay;
 pub use state::{Fetch, LastRequest, State};
+pub use violations::{ViolationRef, Violations};
 
 /// The kinds of violation, in the report's order (`Violation::kind`).
 pub const VIOLATION_KINDS: [&str; 4] = ["disallow", "crawl-delay", "noindex", "unavailable-after"];
@@ -501,7 +503,7 @@ pub struct Collector<'c> {
     /// Per (host, identity), its requests, in order of first request.
     pub(crate) charged: Vec<Charged>,
     /// Disallow violations, in file order.
-    pub(crate) violations: Vec<Violation>,
+    pub(crate) violations: Violations,
     /// Engine crawlers' 2xx fetches of the snapshot's pages (of any page
     /// with `--state`: the next night may judge them), in file order.
     pub(crate) fetches: Vec<(Arc<str>, EngineFetch)>,
@@ -534,7 +536,7 @@ impl<'c> Collector<'c> {
             lookups: None,
             charged_ids: HashMap::new(),
             charged: Vec::new(),
-            violations: Vec::new(),
+            violations: Violations::default(),
             fetches: Vec::new(),
             referrals: Vec::new(),
             referred_until: HashMap::new(),
@@ -710,7 +712,9 @@ impl<'c> Collector<'c> {
         if !judged.judged {
             counts.unjudged += 1;
         }
-        violations.extend(judged.violation);
+        if let Some(v) = judged.violation {
+            violations.push(v);
+        }
         // Only an engine's crawler's fetches are evidence for a referral,
         // and only of a page the snapshot has rules for (the next night's
         // snapshot may have others: with `--state`, all are kept).
@@ -945,55 +949,12 @@ pub const FINDING_KINDS: [&str; 5] = [
 /// Sorts violations by time, host, crawler, url, kind and findings by kind,
 /// host, crawler, url, as the report lists them. The sorts are stable (and
 /// parallel).
-pub fn sort_rows(violations: &mut [Violation], findings: &mut [Finding]) {
+pub fn sort_rows(violations: &mut Violations, findings: &mut [Finding]) {
     use rayon::slice::ParallelSliceMut;
-    // The rows' order is sorted, not the rows (a stable parallel sort of
-    // the rows would hold a copy of them all): (time, index) pairs, the
-    // other keys looked up only between equal times, the index last so
-    // that equal rows keep their order and an unstable, in-place sort
-    // gives the stable order. The rows are then put in place.
-    fn rest(v: &Violation) -> (&str, &str, &str, &str) {
-        (&v.host, &v.crawler, &v.url, v.kind)
-    }
-    let mut order: Vec<(i64, u32)> = violations
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            (
-                v.time,
-                u32::try_from(i).expect("fewer than 2^32 violations"),
-            )
-        })
-        .collect();
-    order.par_sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| rest(&violations[a.1 as usize]).cmp(&rest(&violations[b.1 as usize])))
-            .then(a.1.cmp(&b.1))
-    });
-    let mut order: Vec<u32> = order.into_iter().map(|(_, i)| i).collect();
-    permute(violations, &mut order);
+    violations.sort();
     findings.par_sort_by(|a, b| {
         (a.kind, &a.host, &a.crawler, &a.url).cmp(&(b.kind, &b.host, &b.crawler, &b.url))
     });
-}
-
-/// Puts `rows` in `order` (`rows[k]` becomes the old `rows[order[k]]`), in
-/// place: each cycle of the permutation is followed once, and `order` is
-/// spent marking what was placed.
-fn permute<T>(rows: &mut [T], order: &mut [u32]) {
-    const PLACED: u32 = u32::MAX;
-    for start in 0..rows.len() {
-        let mut at = start;
-        while order[at] != PLACED {
-            let next = order[at] as usize;
-            order[at] = PLACED;
-            if next == start {
-                break;
-            }
-            rows.swap(at, next);
-            at = next;
-        }
-    }
 }
 
 /// One violation (a row of `violations.csv`). Its repeated cells are
@@ -1089,7 +1050,7 @@ pub(crate) fn any_verified(a: Option<bool>, b: Option<bool>) -> Option<bool> {
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
     /// Violations, sorted by time, host, crawler, url, kind.
-    pub violations: Vec<Violation>,
+    pub violations: Violations,
     /// Findings, sorted by kind, host, crawler, url.
     pub findings: Vec<Finding>,
     /// Per crawler identity and host, its requests in the window; sorted

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use polars::prelude::*;
 
-use super::rows::{CellFormat, write_rows};
+use super::rows::{CellFormat, RowSource, write_rows};
 
 /// Whether a CSV cell would be read as a formula by a spreadsheet
 /// (OWASP's CSV injection rule: it begins with `=`, `+`, `-`, `@`, a tab or
@@ -83,23 +83,25 @@ const CSV_CELLS: CellFormat = CellFormat {
     null: b"",
 };
 
-/// `frame` as CSV with a header row, as polars' CSV writer writes it
+/// `rows` as CSV with a header row, as polars' CSV writer writes it
 /// ([`csv_cell`]'s quoting), written here for text, boolean and integer
 /// columns: the violations table can hold millions of rows (formatted in
 /// parallel blocks), and polars is built for small frames. A frame with
 /// other columns (floats) goes to polars' writer.
-pub(super) fn write_csv(w: &mut impl Write, frame: &DataFrame) -> Result<(), String> {
-    let ours = frame.columns().iter().all(|c| {
-        matches!(
-            c.dtype(),
-            DataType::String
-                | DataType::Boolean
-                | DataType::Int32
-                | DataType::Int64
-                | DataType::UInt64
-        )
+pub(super) fn write_csv(w: &mut impl Write, rows: &dyn RowSource) -> Result<(), String> {
+    let for_polars = rows.frame().filter(|frame| {
+        !frame.columns().iter().all(|c| {
+            matches!(
+                c.dtype(),
+                DataType::String
+                    | DataType::Boolean
+                    | DataType::Int32
+                    | DataType::Int64
+                    | DataType::UInt64
+            )
+        })
     });
-    if !ours {
+    if let Some(frame) = for_polars {
         let mut frame = csv_safe(frame).map_err(|e| e.to_string())?;
         return CsvWriter::new(w)
             .include_header(true)
@@ -107,18 +109,18 @@ pub(super) fn write_csv(w: &mut impl Write, frame: &DataFrame) -> Result<(), Str
             .map_err(|e| e.to_string());
     }
     let mut header: Vec<u8> = Vec::new();
-    for (n, c) in frame.columns().iter().enumerate() {
+    for (n, name) in rows.names().iter().enumerate() {
         if n > 0 {
             header.push(b',');
         }
-        csv_cell(&mut header, c.name().as_str());
+        csv_cell(&mut header, name);
     }
     header.push(b'\n');
     w.write_all(&header).map_err(|e| e.to_string())?;
-    write_rows(w, frame, "CSV", |columns, rows, out| {
-        for _ in 0..rows {
-            for (n, values) in columns.iter_mut().enumerate() {
-                if n > 0 {
+    write_rows(w, rows, "CSV", |columns, n, out| {
+        for _ in 0..n {
+            for (i, values) in columns.iter_mut().enumerate() {
+                if i > 0 {
                     out.push(b',');
                 }
                 values.write_next(out, &CSV_CELLS)?;

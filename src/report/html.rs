@@ -11,7 +11,7 @@ use polars::prelude::*;
 use serde_json::Value;
 
 use super::{Report, ReportError};
-use crate::replay::VIOLATION_KINDS;
+use crate::replay::{VIOLATION_KINDS, Violations};
 use crate::time::{self, format_time};
 
 fn esc(text: &str) -> String {
@@ -90,22 +90,16 @@ const MAX_BUCKETS: i128 = 1000;
 
 /// The `limit` (kind, rule) pairs with the most violations: their
 /// violations and how many hosts they were found on; most first, then by
-/// kind and rule. Read from the violations table's columns.
+/// kind and rule.
 fn most_violated_rules(
-    violations: &DataFrame,
+    violations: &Violations,
     limit: usize,
 ) -> PolarsResult<Vec<(String, String, u64, usize)>> {
-    let text = |name: &str| -> PolarsResult<StringChunked> {
-        Ok(violations.column(name)?.str()?.rechunk().into_owned())
-    };
-    let (kinds, rules, hosts) = (text("kind")?, text("rule")?, text("host")?);
     let mut by_rule: HashMap<(&str, &str), (u64, HashSet<&str>)> = HashMap::new();
-    for ((kind, rule), host) in kinds.iter().zip(rules.iter()).zip(hosts.iter()) {
-        let (count, hosts) = by_rule
-            .entry((kind.unwrap_or_default(), rule.unwrap_or_default()))
-            .or_default();
+    for v in violations.iter() {
+        let (count, hosts) = by_rule.entry((v.kind, v.rule)).or_default();
         *count += 1;
-        hosts.insert(host.unwrap_or_default());
+        hosts.insert(v.host);
     }
     let mut rules: Vec<(&str, &str, u64, usize)> = by_rule
         .into_iter()
@@ -123,12 +117,10 @@ fn most_violated_rules(
 /// chart: hourly buckets when the violations span under four days, else
 /// daily, or of several days when they span over [`MAX_BUCKETS`] days.
 /// Times are subtracted in i128: two violations centuries apart (1700 and
-/// 2026) do not fit an i64 difference. Read from the violations table's
-/// columns.
-fn chart(violations: &DataFrame, crawlers: &[String]) -> PolarsResult<String> {
-    let times = violations.column("time")?.cast(&DataType::Int64)?;
-    let times = times.i64()?;
-    let (Some(min), Some(max)) = (times.min(), times.max()) else {
+/// 2026) do not fit an i64 difference.
+fn chart(violations: &Violations, crawlers: &[String]) -> PolarsResult<String> {
+    let times = || violations.iter().map(|v| v.time);
+    let (Some(min), Some(max)) = (times().min(), times().max()) else {
         return Ok("<p class=muted>No violations.</p>".to_string());
     };
     const HOUR: i128 = time::HOUR as i128;
@@ -150,10 +142,9 @@ fn chart(violations: &DataFrame, crawlers: &[String]) -> PolarsResult<String> {
         .map(|(i, c)| (c.as_str(), i))
         .collect();
     let mut counts = vec![vec![0u64; n]; crawlers.len()];
-    let names = violations.column("crawler")?.str()?;
-    for (time, crawler) in times.iter().zip(names.iter()) {
-        if let (Some(time), Some(&i)) = (time, crawler.and_then(|c| index.get(c))) {
-            counts[i][((i128::from(time) - start) / bucket) as usize] += 1;
+    for v in violations.iter() {
+        if let Some(&i) = index.get(v.crawler) {
+            counts[i][((i128::from(v.time) - start) / bucket) as usize] += 1;
         }
     }
     let series: BTreeMap<&str, Vec<u64>> =
@@ -457,11 +448,11 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::{chart, esc};
-    use crate::replay::Violation;
-    use crate::report::violations_frame;
+    use crate::replay::{Violation, Violations};
 
     fn drawn(rows: &[Violation], crawlers: &[String]) -> String {
-        chart(&violations_frame(rows).unwrap(), crawlers).unwrap()
+        let table: Violations = rows.iter().cloned().collect();
+        chart(&table, crawlers).unwrap()
     }
 
     fn violation(time: &str) -> Violation {

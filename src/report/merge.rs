@@ -17,7 +17,9 @@ use serde_json::Value;
 use super::contain::{contain, read_parquet};
 use super::{Parts, Report, ReportError};
 use crate::logs::FileReport;
-use crate::replay::{Counts, FINDING_KINDS, Finding, VIOLATION_KINDS, Violation, sort_rows};
+use crate::replay::{
+    Counts, FINDING_KINDS, Finding, VIOLATION_KINDS, Violation, Violations, sort_rows,
+};
 use crate::time::ALWAYS;
 
 /// Why shard reports cannot be merged.
@@ -348,7 +350,7 @@ impl Report {
                 }
             }
         }
-        let mut violations = Vec::new();
+        let mut violations = Violations::default();
         let mut findings = Vec::new();
         let mut partials: Option<DataFrame> = None;
         let mut counts = Counts::default();
@@ -384,7 +386,7 @@ impl Report {
         let partials = partials.expect("at least one shard");
         contain(|| {
             Report::assemble(Parts {
-                violations: super::violations_frame(&violations)?,
+                violations,
                 findings: &findings,
                 partials: partials.lazy(),
                 categories: &categories,

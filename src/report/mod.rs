@@ -15,10 +15,12 @@ mod ndjson;
 mod out_dir;
 mod rows;
 mod state;
+mod violations;
 
 pub use merge::MergeError;
 pub use out_dir::{MARKER, check_out};
 pub use state::{read_state, write_state};
+pub use violations::frame as violations_frame;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -26,11 +28,10 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use crate::logs::FileReport;
-use crate::replay::{Counts, CrawlerActivity, Finding, Outcome, VIOLATION_KINDS, Violation};
+use crate::replay::{Counts, CrawlerActivity, Finding, Outcome, VIOLATION_KINDS, Violations};
 use crate::shard::Shard;
 use crate::time::format_time;
 
@@ -217,112 +218,6 @@ fn utc(nanos: Vec<i64>, name: &str) -> PolarsResult<Column> {
     ))
 }
 
-fn violations_frame(rows: &[Violation]) -> PolarsResult<DataFrame> {
-    let s = |name: &str, f: fn(&Violation) -> &str| {
-        Ok(Column::new(
-            name.into(),
-            rows.iter().map(f).collect::<Vec<&str>>(),
-        ))
-    };
-    type Build<'a> = Box<dyn Fn() -> PolarsResult<Column> + Send + Sync + 'a>;
-    // The table can hold millions of rows: its columns are built at once.
-    let columns: Vec<Build<'_>> = vec![
-        Box::new(|| utc(rows.iter().map(|v| v.time).collect(), "time")),
-        Box::new(|| s("host", |v| &v.host)),
-        Box::new(|| s("crawler", |v| &v.crawler)),
-        Box::new(|| {
-            Ok(Column::new(
-                "verified".into(),
-                rows.iter().map(|v| v.verified).collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| s("client_ip", |v| &v.client_ip)),
-        Box::new(|| s("kind", |v| v.kind)),
-        Box::new(|| s("method", |v| &v.method)),
-        Box::new(|| s("url", |v| &v.url)),
-        Box::new(|| {
-            Ok(Column::new(
-                "status".into(),
-                rows.iter().map(|v| i32::from(v.status)).collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| s("rule", |v| &v.rule)),
-        Box::new(|| {
-            Ok(Column::new(
-                "rule_line".into(),
-                rows.iter()
-                    .map(|v| v.rule_line.map(i64::from))
-                    .collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| {
-            Ok(Column::new(
-                "robots_version".into(),
-                rows.iter()
-                    .map(|v| v.robots_version.as_deref())
-                    .collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| s("detail", |v| &v.detail)),
-    ];
-    let columns = columns
-        .par_iter()
-        .map(|build| build())
-        .collect::<PolarsResult<Vec<Column>>>()?;
-    DataFrame::new_infer_height(columns)
-}
-
-/// Hands the memory freed so far back to the system (glibc keeps freed
-/// small allocations, such as the rows' URLs, in its heap otherwise, where
-/// the table's large buffers cannot reuse them).
-fn give_back_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        unsafe extern "C" {
-            /// glibc's `malloc_trim(3)`: releases free heap memory (at its
-            /// top, and whole free pages within it) to the system.
-            fn malloc_trim(pad: usize) -> std::ffi::c_int;
-        }
-        // SAFETY: malloc_trim takes no pointer and only returns free pages
-        // of glibc's own heap to the system; it is safe at any time.
-        unsafe {
-            malloc_trim(0);
-        }
-    }
-}
-
-/// [`violations_frame`] of `rows`, which are freed a block at a time as
-/// the table grows (the last block first, the rows' vector shrunk after
-/// each), so that the whole rows and the whole table are never both in
-/// memory. The table's columns end in one chunk each, column by column,
-/// as a table built at once has them (the Parquet writer's row groups
-/// follow the chunks).
-fn violations_frame_freeing(mut rows: Vec<Violation>) -> PolarsResult<DataFrame> {
-    const BLOCK: usize = 64 * 1024;
-    if rows.len() <= BLOCK {
-        return violations_frame(&rows);
-    }
-    let mut blocks = Vec::with_capacity(rows.len().div_ceil(BLOCK));
-    while !rows.is_empty() {
-        let block = rows.split_off((rows.len() - 1) / BLOCK * BLOCK);
-        blocks.push(violations_frame(&block)?);
-        drop(block);
-        rows.shrink_to_fit();
-    }
-    give_back_freed_memory();
-    blocks.reverse();
-    let mut columns = Vec::new();
-    for name in blocks[0].get_column_names_owned() {
-        let mut pieces = blocks.iter_mut().map(|b| b.drop_in_place(&name));
-        let mut column = pieces.next().expect("at least one block")?;
-        for piece in pieces {
-            column.append_owned(piece?)?;
-        }
-        columns.push(column.rechunk());
-    }
-    DataFrame::new_infer_height(columns)
-}
-
 fn findings_frame(rows: &[Finding]) -> PolarsResult<DataFrame> {
     DataFrame::new_infer_height(vec![
         Column::new(
@@ -396,7 +291,7 @@ fn partials_frame(activity: &DataFrame) -> LazyFrame {
 /// The per-crawler table, aggregated by polars: partials (one per crawler,
 /// or one per crawler and shard, whose hosts are disjoint) added up, and
 /// violations by kind counted; sorted by violations (most first), then name.
-fn crawlers_frame(partials: LazyFrame, violations: &DataFrame) -> PolarsResult<DataFrame> {
+fn crawlers_frame(partials: LazyFrame, violations: &Violations) -> PolarsResult<DataFrame> {
     let per_request = partials.group_by([col("crawler")]).agg([
         col("operator").first().alias("operator"),
         col("verified").max().alias("verified"),
@@ -406,18 +301,26 @@ fn crawlers_frame(partials: LazyFrame, violations: &DataFrame) -> PolarsResult<D
         col("first_seen").min().alias("first_seen"),
         col("last_seen").max().alias("last_seen"),
     ]);
-    let kind_count = |kind: &str| {
-        col("kind")
-            .eq(lit(kind))
-            .cast(DataType::UInt64)
-            .sum()
-            .alias(kind.replace('-', "_"))
-    };
-    let per_violation = violations
-        .clone()
-        .lazy()
-        .group_by([col("crawler")])
-        .agg(VIOLATION_KINDS.map(kind_count));
+    // Violations by crawler and kind, counted in one pass over the rows.
+    let mut by_crawler: foldhash::HashMap<&str, [u64; 4]> = foldhash::HashMap::default();
+    for v in violations.iter() {
+        let kind = VIOLATION_KINDS
+            .iter()
+            .position(|k| *k == v.kind)
+            .expect("a violation kind");
+        by_crawler.entry(v.crawler).or_default()[kind] += 1;
+    }
+    let mut per_violation = vec![Column::new(
+        "crawler".into(),
+        by_crawler.keys().copied().collect::<Vec<&str>>(),
+    )];
+    for (k, name) in kind_columns().iter().enumerate() {
+        per_violation.push(Column::new(
+            name.into(),
+            by_crawler.values().map(|c| c[k]).collect::<Vec<u64>>(),
+        ));
+    }
+    let per_violation = DataFrame::new(by_crawler.len(), per_violation)?.lazy();
     let counts = kind_columns();
     let total = counts
         .iter()
@@ -455,8 +358,9 @@ fn crawlers_frame(partials: LazyFrame, violations: &DataFrame) -> PolarsResult<D
 /// The report's tables and summary.
 #[derive(Clone, Debug)]
 pub struct Report {
-    /// One row per violation, columns [`VIOLATION_COLUMNS`].
-    pub violations: DataFrame,
+    /// One row per violation, columns [`VIOLATION_COLUMNS`]
+    /// ([`violations_frame`] makes a frame of it).
+    pub violations: Violations,
     /// One row per crawler identity, columns [`CRAWLER_COLUMNS`].
     pub crawlers: DataFrame,
     /// One row per finding, columns [`FINDING_COLUMNS`].
@@ -486,8 +390,8 @@ pub struct RunInfo {
 /// What a report is made of: one run's outcome, or shards' reports read
 /// back by `merge`.
 struct Parts<'a> {
-    /// The violations table ([`violations_frame`]).
-    violations: DataFrame,
+    /// The violations table, sorted.
+    violations: Violations,
     findings: &'a [Finding],
     /// Per-crawler request aggregates ([`partials_frame`]).
     partials: LazyFrame,
@@ -517,29 +421,31 @@ fn inputs_summary(files: &[FileReport], snapshots: &[String]) -> Value {
 }
 
 impl Report {
-    /// Builds the frames and the summary.
+    /// Builds the frames and the summary (with a copy of the violations
+    /// table: [`Report::build_taking_rows`] takes it instead).
     ///
     /// # Errors
     /// polars failing to build a frame (which would be a bug).
     pub fn build(outcome: &Outcome, run: &RunInfo) -> Result<Report, ReportError> {
-        Report::of_outcome(outcome, violations_frame(&outcome.violations)?, run)
+        Report::of_outcome(outcome, outcome.violations.clone(), run)
     }
 
-    /// As [`Report::build`], and takes the outcome's violations: the
-    /// rows are freed a block at a time as their table is built, so that
-    /// the rows and the table are never both in memory whole (the audit's
-    /// peak). `outcome.violations` is empty afterwards.
+    /// As [`Report::build`], and takes the outcome's violations instead
+    /// of a copy of them (the table is the audit's largest memory).
+    /// `outcome.violations` is empty afterwards.
     ///
     /// # Errors
     /// As [`Report::build`].
     pub fn build_taking_rows(outcome: &mut Outcome, run: &RunInfo) -> Result<Report, ReportError> {
-        let violations = violations_frame_freeing(std::mem::take(&mut outcome.violations))?;
+        let violations = std::mem::take(&mut outcome.violations);
+        // The replay's working memory is freed by now: back to the system.
+        crate::memory::give_back_freed();
         Report::of_outcome(outcome, violations, run)
     }
 
     fn of_outcome(
         outcome: &Outcome,
-        violations: DataFrame,
+        violations: Violations,
         run: &RunInfo,
     ) -> Result<Report, ReportError> {
         let mut categories = BTreeMap::new();
@@ -568,8 +474,8 @@ impl Report {
         let findings = findings_frame(parts.findings)?;
         let crawlers = crawlers_frame(parts.partials, &violations)?;
         let mut totals: BTreeMap<&str, usize> = VIOLATION_KINDS.iter().map(|k| (*k, 0)).collect();
-        for kind in violations.column("kind")?.str()?.iter().flatten() {
-            if let Some(total) = totals.get_mut(kind) {
+        for v in violations.iter() {
+            if let Some(total) = totals.get_mut(v.kind) {
                 *total += 1;
             }
         }
@@ -687,11 +593,7 @@ impl Report {
                 .map_err(|e| e.to_string())
         })?;
         type Job<'a> = Box<dyn FnOnce(&mut BufWriter<File>) -> Result<(), String> + Send + 'a>;
-        let tables = [
-            ("violations", &self.violations),
-            ("crawlers", &self.crawlers),
-            ("findings", &self.findings),
-        ];
+        let tables = [("crawlers", &self.crawlers), ("findings", &self.findings)];
         // CSV and NDJSON show times as RFC 3339 text.
         let texts = if formats.csv || formats.json {
             tables
@@ -702,6 +604,28 @@ impl Report {
             Vec::new()
         };
         let mut jobs: Vec<(String, Job<'_>)> = Vec::new();
+        // The violations table is written from its rows, never as one frame.
+        let violations = &self.violations;
+        if formats.csv {
+            jobs.push((
+                "violations.csv".into(),
+                Box::new(move |w| csv_text::write_csv(w, violations)),
+            ));
+        }
+        if formats.parquet {
+            jobs.push((
+                "violations.parquet".into(),
+                Box::new(move |w| {
+                    violations::write_parquet(w, violations).map_err(|e| e.to_string())
+                }),
+            ));
+        }
+        if formats.json {
+            jobs.push((
+                "violations.ndjson".into(),
+                Box::new(move |w| ndjson::write_ndjson(w, violations)),
+            ));
+        }
         for (i, (name, df)) in tables.iter().enumerate() {
             if formats.csv {
                 let frame = &texts[i];

@@ -4,9 +4,7 @@
 
 use std::io::Write;
 
-use polars::prelude::*;
-
-use super::rows::{CellFormat, write_rows};
+use super::rows::{CellFormat, RowSource, write_rows};
 
 /// `text` as a JSON string, escaped as `serde_json` escapes it: `"` and
 /// `\` with a backslash, control characters below U+0020 as `\b`, `\t`,
@@ -50,26 +48,26 @@ const JSON_CELLS: CellFormat = CellFormat {
     null: b"null",
 };
 
-/// One JSON object per row of `frame` (times already RFC 3339 strings,
+/// One JSON object per row of `rows` (times already RFC 3339 strings,
 /// nulls as null), written column by column in order, without building a
 /// JSON value per row; blocks of rows are formatted in parallel.
-pub(super) fn write_ndjson(w: &mut impl Write, frame: &DataFrame) -> Result<(), String> {
+pub(super) fn write_ndjson(w: &mut impl Write, rows: &dyn RowSource) -> Result<(), String> {
     // `"name":` once per column.
-    let keys: Vec<Vec<u8>> = frame
-        .columns()
+    let keys: Vec<Vec<u8>> = rows
+        .names()
         .iter()
-        .map(|c| {
+        .map(|name| {
             let mut key = Vec::new();
-            json_string(&mut key, c.name().as_str());
+            json_string(&mut key, name);
             key.push(b':');
             key
         })
         .collect();
-    write_rows(w, frame, "NDJSON", |columns, rows, out| {
-        for _ in 0..rows {
+    write_rows(w, rows, "NDJSON", |columns, n, out| {
+        for _ in 0..n {
             out.push(b'{');
-            for (n, (key, values)) in keys.iter().zip(columns.iter_mut()).enumerate() {
-                if n > 0 {
+            for (i, (key, values)) in keys.iter().zip(columns.iter_mut()).enumerate() {
+                if i > 0 {
                     out.push(b',');
                 }
                 out.extend_from_slice(key);
@@ -84,6 +82,7 @@ pub(super) fn write_ndjson(w: &mut impl Write, frame: &DataFrame) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use polars::prelude::*;
     use proptest::prelude::*;
 
     /// A value as serde_json writes it.

@@ -90,35 +90,86 @@ fn write_int(w: &mut Vec<u8>, v: impl itoa::Integer) {
     w.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
-/// Writes `frame`'s rows to `w`: `format(columns, rows, out)` appends the
-/// text of a block of `rows` rows (sliced from the frame without a copy),
-/// given each column's values over the block, to `out`; `what` names the
-/// file kind in an error. Blocks are formatted in parallel, a wave at a
-/// time, and written in order.
+/// Rows the CSV and NDJSON writers read: a frame, or the violations
+/// table read without a frame of it.
+pub(super) trait RowSource: Sync {
+    /// The columns' names, in order.
+    fn names(&self) -> Vec<String>;
+    /// How many rows.
+    fn height(&self) -> usize;
+    /// The rows as a frame, when they are one (the CSV writer hands a
+    /// frame with floats to polars' writer).
+    fn frame(&self) -> Option<&DataFrame> {
+        None
+    }
+    /// Calls `f` with each column's values over rows `start..start + len`;
+    /// `what` names the file kind in an error.
+    fn with_block(
+        &self,
+        start: usize,
+        len: usize,
+        what: &str,
+        f: &mut dyn FnMut(&mut [Values<'_>]) -> Result<(), String>,
+    ) -> Result<(), String>;
+}
+
+impl RowSource for DataFrame {
+    fn names(&self) -> Vec<String> {
+        self.get_column_names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect()
+    }
+
+    fn height(&self) -> usize {
+        DataFrame::height(self)
+    }
+
+    fn frame(&self) -> Option<&DataFrame> {
+        Some(self)
+    }
+
+    fn with_block(
+        &self,
+        start: usize,
+        len: usize,
+        what: &str,
+        f: &mut dyn FnMut(&mut [Values<'_>]) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let block = self.slice(start as i64, len);
+        let mut columns = block
+            .columns()
+            .iter()
+            .map(|c| column_values(c.as_materialized_series(), what))
+            .collect::<Result<Vec<_>, String>>()?;
+        f(&mut columns)
+    }
+}
+
+/// Writes the rows of `rows` as text: `format` appends a block of `n`
+/// rows, given each column's values over the block, to `out`; `what` names
+/// the file kind in an error. Blocks are formatted in parallel, a wave at
+/// a time, and written in order.
 pub(super) fn write_rows<F>(
     w: &mut impl Write,
-    frame: &DataFrame,
+    rows: &dyn RowSource,
     what: &str,
     format: F,
 ) -> Result<(), String>
 where
     F: Fn(&mut [Values<'_>], usize, &mut Vec<u8>) -> Result<(), String> + Sync,
 {
-    let height = frame.height();
+    let height = rows.height();
     let wave = rayon::current_num_threads().max(1) * 2;
     let blocks: Vec<usize> = (0..height).step_by(BLOCK_ROWS).collect();
     for starts in blocks.chunks(wave) {
         let texts = starts
             .par_iter()
             .map(|&start| {
-                let block = frame.slice(start as i64, BLOCK_ROWS.min(height - start));
-                let mut columns = block
-                    .columns()
-                    .iter()
-                    .map(|c| column_values(c.as_materialized_series(), what))
-                    .collect::<Result<Vec<_>, String>>()?;
-                let mut out = Vec::with_capacity(block.height() * 256);
-                format(&mut columns, block.height(), &mut out).map(|()| out)
+                let n = BLOCK_ROWS.min(height - start);
+                let mut out = Vec::with_capacity(n * 256);
+                rows.with_block(start, n, what, &mut |columns| format(columns, n, &mut out))?;
+                Ok(out)
             })
             .collect::<Result<Vec<_>, String>>()?;
         for text in texts {

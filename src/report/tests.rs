@@ -2,7 +2,7 @@
 //! aggregation, CSV/NDJSON/Parquet writing, determinism and atomicity.
 
 use super::*;
-use crate::replay::Counts;
+use crate::replay::{Counts, Violation};
 
 fn t(text: &str) -> i64 {
     i64::try_from(text.parse::<jiff::Timestamp>().unwrap().as_nanosecond()).unwrap()
@@ -72,7 +72,9 @@ fn outcome() -> Outcome {
                 "disallow",
                 "/private/c",
             ),
-        ],
+        ]
+        .into_iter()
+        .collect(),
         findings: vec![Finding {
             kind: "spoofed-agent",
             host: "shop.example".into(),
@@ -129,15 +131,16 @@ fn frames_have_the_spec_columns_and_types() {
             .map(|n| n.to_string())
             .collect::<Vec<_>>()
     };
-    assert_eq!(names(&report.violations), VIOLATION_COLUMNS);
+    let violations = violations_frame(&report.violations).unwrap();
+    assert_eq!(names(&violations), VIOLATION_COLUMNS);
     assert_eq!(names(&report.crawlers), CRAWLER_COLUMNS);
     assert_eq!(names(&report.findings), FINDING_COLUMNS);
     let dtype = |df: &DataFrame, c: &str| df.column(c).unwrap().dtype().clone();
     let utc = DataType::Datetime(TimeUnit::Nanoseconds, Some(TimeZone::UTC));
-    assert_eq!(dtype(&report.violations, "time"), utc);
-    assert_eq!(dtype(&report.violations, "verified"), DataType::Boolean);
-    assert_eq!(dtype(&report.violations, "status"), DataType::Int32);
-    assert_eq!(dtype(&report.violations, "rule_line"), DataType::Int64);
+    assert_eq!(dtype(&violations, "time"), utc);
+    assert_eq!(dtype(&violations, "verified"), DataType::Boolean);
+    assert_eq!(dtype(&violations, "status"), DataType::Int32);
+    assert_eq!(dtype(&violations, "rule_line"), DataType::Int64);
     assert_eq!(dtype(&report.crawlers, "first_seen"), utc);
     assert_eq!(dtype(&report.crawlers, "violation_rate"), DataType::Float64);
     assert_eq!(dtype(&report.findings, "count"), DataType::UInt64);
@@ -483,9 +486,11 @@ fn temporary_directories_cannot_be_planted() {
 #[test]
 fn csv_cells_that_look_like_formulas_are_neutralised() {
     let mut o = outcome();
-    o.violations[0].url = "=HYPERLINK(\"http://evil.example\",\"x\")".into();
-    o.violations[1].crawler = "@SUM(1+1)".into();
-    o.violations[2].detail = "-2+3".into();
+    let mut rows = o.violations.to_rows();
+    rows[0].url = "=HYPERLINK(\"http://evil.example\",\"x\")".into();
+    rows[1].crawler = "@SUM(1+1)".into();
+    rows[2].detail = "-2+3".into();
+    o.violations = rows.into_iter().collect();
     let report = Report::build(&o, &RunInfo::default()).unwrap();
     let dir = temp("formulas");
     let out = dir.join("reports");
@@ -557,34 +562,54 @@ fn html_is_self_contained_and_complete() {
     assert!(html.contains("spoofed-agent"));
 }
 
-/// The audit's build, which frees the rows a block at a time as their
-/// table grows, writes the same files as the build that borrows them:
-/// Parquet's row groups (which follow the table's chunks) included, over
-/// more rows than a block and more than a row group.
+/// The violations files, written from the compact table a block (a row
+/// group) at a time, are the files the frame writers write of the whole
+/// table's frame; the audit's build, which takes the table, writes the
+/// same files as the build that copies it.
 #[test]
-fn building_while_freeing_the_rows_writes_the_same_files() {
-    let base = outcome();
+fn violations_files_from_the_table_are_the_frames_files() {
+    let base = outcome().violations.to_rows();
     let mut big = outcome();
-    big.violations = (0..300_000)
+    big.violations = (0..10_000)
         .map(|i| {
-            let mut v = base.violations[i % base.violations.len()].clone();
-            v.time += i as i64 * 1_000_000_000;
+            let mut v = base[i % base.len()].clone();
+            v.time += (i as i64 / 3) * 1_000_000_000;
             v.url = format!("/page/{i}?ref={}", i % 97);
+            if i % 5 == 0 {
+                v.robots_version = None;
+                v.rule_line = None;
+                v.verified = Some(i % 2 == 0);
+            }
             v
         })
         .collect();
-    let borrowed = Report::build(&big, &RunInfo::default()).unwrap();
+    let copied = Report::build(&big, &RunInfo::default()).unwrap();
     let mut taken = big.clone();
-    let freed = Report::build_taking_rows(&mut taken, &RunInfo::default()).unwrap();
+    let report = Report::build_taking_rows(&mut taken, &RunInfo::default()).unwrap();
     assert!(taken.violations.is_empty());
-    assert!(freed.violations.columns().iter().all(|c| c.n_chunks() == 1));
-    let dir = temp("freeing");
+    let dir = temp("table-files");
     let (a, b) = (dir.join("a"), dir.join("b"));
-    borrowed.write(&a, OutputFormats::default()).unwrap();
-    freed.write(&b, OutputFormats::default()).unwrap();
+    report.write(&a, OutputFormats::default()).unwrap();
+    copied.write(&b, OutputFormats::default()).unwrap();
     for file in OutputFormats::default().files() {
         assert!(
             std::fs::read(a.join(&file)).unwrap() == std::fs::read(b.join(&file)).unwrap(),
+            "{file} differs"
+        );
+    }
+    let mut frame = violations_frame(&report.violations).unwrap();
+    let text = rfc3339_times(&frame).unwrap();
+    let (mut csv, mut ndjson, mut parquet) = (Vec::new(), Vec::new(), Vec::new());
+    csv_text::write_csv(&mut csv, &text).unwrap();
+    ndjson::write_ndjson(&mut ndjson, &text).unwrap();
+    ParquetWriter::new(&mut parquet).finish(&mut frame).unwrap();
+    for (file, want) in [
+        ("violations.csv", csv),
+        ("violations.ndjson", ndjson),
+        ("violations.parquet", parquet),
+    ] {
+        assert!(
+            std::fs::read(a.join(file)).unwrap() == want,
             "{file} differs"
         );
     }

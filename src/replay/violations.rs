@@ -1,0 +1,554 @@
+//! The violations table, compact: what a run keeps of each violation until
+//! the report is written. A row is 48 bytes of numbers (time, status, line,
+//! kind, and the number of each repeated cell in its block's texts) and
+//! its URL's bytes in its block's arena; each distinct host, crawler,
+//! address, method, rule, version and detail is held once per block,
+//! however many rows name it. A block is what one log chunk, or one run
+//! of one host's judgement, found: blocks are filled in parallel and
+//! joined by moving them, never by copying rows. The report reads the
+//! rows through [`Violations::iter`] in the table's order, which
+//! [`Violations::sort`] sets without moving a row.
+
+use std::sync::Arc;
+
+use foldhash::{HashMap, HashMapExt};
+
+use super::{VIOLATION_KINDS, Violation};
+
+/// No robots.txt version (a `noindex` row's), in [`Packed::version`].
+const NONE: u32 = u32::MAX;
+
+/// The table's repeated cells, in a row's `cells`.
+const HOST: usize = 0;
+const CRAWLER: usize = 1;
+const CLIENT: usize = 2;
+const METHOD: usize = 3;
+const RULE: usize = 4;
+const DETAIL: usize = 5;
+
+/// One row: numbers only (48 bytes).
+#[derive(Clone, Copy, Debug)]
+struct Packed {
+    time: i64,
+    /// Where its URL ends in the block's arena (it starts where the
+    /// previous row's ends).
+    url_end: u32,
+    /// Host, crawler, client, method, rule and detail: numbers of the
+    /// block's texts.
+    cells: [u32; 6],
+    /// The robots.txt version's text, or [`NONE`].
+    version: u32,
+    /// The rule's line, when `flags & HAS_LINE`.
+    line: u32,
+    status: u16,
+    /// Its place in [`VIOLATION_KINDS`].
+    kind: u8,
+    /// [`HAS_LINE`], and the verification ([`VERIFIED_MASK`]).
+    flags: u8,
+}
+
+const HAS_LINE: u8 = 1;
+const VERIFIED_MASK: u8 = 0b110;
+const VERIFIED_FALSE: u8 = 0b010;
+const VERIFIED_TRUE: u8 = 0b100;
+
+/// Rows and the texts and URLs they name.
+#[derive(Clone, Debug, Default)]
+struct Block {
+    rows: Vec<Packed>,
+    /// The rows' URLs, one after the other.
+    urls: String,
+    texts: Vec<Arc<str>>,
+    /// While the block is filled: a text's address to its number (the
+    /// cells come shared, so equal cells are mostly the same `Arc`; two
+    /// copies of one text are two numbers, which changes nothing read).
+    ids: HashMap<usize, u32>,
+}
+
+impl Block {
+    /// Whether a row with a URL of `url_len` bytes still fits (its
+    /// positions are `u32`).
+    fn fits(&self, url_len: usize) -> bool {
+        self.rows.len() < u32::MAX as usize
+            && self.urls.len() + url_len <= u32::MAX as usize
+            && self.texts.len() < (u32::MAX - 7) as usize
+    }
+
+    fn text(&mut self, text: &Arc<str>) -> u32 {
+        let Block { texts, ids, .. } = self;
+        *ids.entry(Arc::as_ptr(text).cast::<u8>() as usize)
+            .or_insert_with(|| {
+                texts.push(text.clone());
+                u32::try_from(texts.len() - 1).expect("checked by fits")
+            })
+    }
+
+    fn push(&mut self, v: &Violation) {
+        let cells = [
+            self.text(&v.host),
+            self.text(&v.crawler),
+            self.text(&v.client_ip),
+            self.text(&v.method),
+            self.text(&v.rule),
+            self.text(&v.detail),
+        ];
+        let version = v.robots_version.as_ref().map_or(NONE, |t| self.text(t));
+        self.urls.push_str(&v.url);
+        let kind = VIOLATION_KINDS
+            .iter()
+            .position(|k| *k == v.kind)
+            .unwrap_or_else(|| panic!("{:?} is not a violation kind", v.kind));
+        let verified = match v.verified {
+            None => 0,
+            Some(false) => VERIFIED_FALSE,
+            Some(true) => VERIFIED_TRUE,
+        };
+        self.rows.push(Packed {
+            time: v.time,
+            url_end: u32::try_from(self.urls.len()).expect("checked by fits"),
+            cells,
+            version,
+            line: v.rule_line.unwrap_or(0),
+            status: v.status,
+            kind: kind as u8,
+            flags: verified | if v.rule_line.is_some() { HAS_LINE } else { 0 },
+        });
+    }
+
+    /// Done filling: the address map goes, the vectors are trimmed.
+    fn seal(&mut self) {
+        self.ids = HashMap::new();
+        self.rows.shrink_to_fit();
+        self.urls.shrink_to_fit();
+        self.texts.shrink_to_fit();
+    }
+
+    fn row(&self, i: usize) -> ViolationRef<'_> {
+        let p = &self.rows[i];
+        let start = match i {
+            0 => 0,
+            _ => self.rows[i - 1].url_end as usize,
+        };
+        let text = |n: u32| &*self.texts[n as usize];
+        ViolationRef {
+            time: p.time,
+            host: text(p.cells[HOST]),
+            crawler: text(p.cells[CRAWLER]),
+            verified: match p.flags & VERIFIED_MASK {
+                VERIFIED_FALSE => Some(false),
+                VERIFIED_TRUE => Some(true),
+                _ => None,
+            },
+            client_ip: text(p.cells[CLIENT]),
+            kind: VIOLATION_KINDS[usize::from(p.kind)],
+            method: text(p.cells[METHOD]),
+            url: &self.urls[start..p.url_end as usize],
+            status: p.status,
+            rule: text(p.cells[RULE]),
+            rule_line: (p.flags & HAS_LINE != 0).then_some(p.line),
+            robots_version: (p.version != NONE).then(|| text(p.version)),
+            detail: text(p.cells[DETAIL]),
+        }
+    }
+
+    fn shared(&self, n: u32) -> Arc<str> {
+        self.texts[n as usize].clone()
+    }
+}
+
+/// One violation read from a [`Violations`] table: the row's cells,
+/// borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViolationRef<'a> {
+    /// Request time, UTC nanoseconds.
+    pub time: i64,
+    /// The site.
+    pub host: &'a str,
+    /// The crawler identity.
+    pub crawler: &'a str,
+    /// Verified against published ranges; `None` when none are known.
+    pub verified: Option<bool>,
+    /// The client address.
+    pub client_ip: &'a str,
+    /// One of [`VIOLATION_KINDS`].
+    pub kind: &'static str,
+    /// The request method.
+    pub method: &'a str,
+    /// Path and query as logged.
+    pub url: &'a str,
+    /// The response status.
+    pub status: u16,
+    /// The rule.
+    pub rule: &'a str,
+    /// The rule's line in robots.txt.
+    pub rule_line: Option<u32>,
+    /// The robots.txt version.
+    pub robots_version: Option<&'a str>,
+    /// The detail.
+    pub detail: &'a str,
+}
+
+/// The violations of a run (SPEC section 9's `violations` table), compact:
+/// see the module's documentation. Rows are added with
+/// [`Violations::push`] and [`Violations::append`], put in the report's
+/// order with [`Violations::sort`], and read with [`Violations::iter`] and
+/// [`Violations::get`].
+#[derive(Clone, Debug, Default)]
+pub struct Violations {
+    blocks: Vec<Block>,
+    /// Per block, how many rows come before it.
+    starts: Vec<usize>,
+    len: usize,
+    /// Once sorted, the rows in the table's order, each as its block's
+    /// number (high 32 bits) and its row in the block (low 32 bits);
+    /// empty while the rows are in the order they were added (the order
+    /// costs 8 bytes a row, only when it is not that one).
+    order: Vec<u64>,
+}
+
+fn at(block: usize, row: usize) -> u64 {
+    ((block as u64) << 32) | row as u64
+}
+
+/// A row's place in the table's order: [`Violations::range`].
+enum Places<'t> {
+    Added {
+        table: &'t Violations,
+        at: usize,
+        end: usize,
+    },
+    Sorted(std::slice::Iter<'t, u64>),
+}
+
+impl Iterator for Places<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            Places::Added { table, at, end } => {
+                if at >= end {
+                    return None;
+                }
+                let p = table.place_added(*at);
+                *at += 1;
+                Some(p)
+            }
+            Places::Sorted(it) => it.next().copied(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match self {
+            Places::Added { at, end, .. } => end.saturating_sub(*at),
+            Places::Sorted(it) => it.len(),
+        };
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Places<'_> {}
+
+impl Violations {
+    /// How many rows it holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn sorted(&self) -> bool {
+        !self.order.is_empty()
+    }
+
+    /// Adds a row after the others.
+    ///
+    /// # Panics
+    /// On a sorted table (rows are added, then sorted once).
+    pub fn push(&mut self, v: Violation) {
+        assert!(!self.sorted(), "a row added to a sorted table");
+        if self.blocks.last().is_none_or(|b| !b.fits(v.url.len())) {
+            if let Some(last) = self.blocks.last_mut() {
+                last.seal();
+            }
+            self.blocks.push(Block::default());
+            self.starts.push(self.len);
+        }
+        let last = self.blocks.len() - 1;
+        self.blocks[last].push(&v);
+        self.len += 1;
+    }
+
+    /// Moves `other`'s rows after these, in the order they were added,
+    /// without copying a row.
+    ///
+    /// # Panics
+    /// When either table is sorted.
+    pub fn append(&mut self, other: Violations) {
+        assert!(
+            !self.sorted() && !other.sorted(),
+            "rows appended to or from a sorted table"
+        );
+        if let Some(last) = self.blocks.last_mut() {
+            last.seal();
+        }
+        for block in other.blocks {
+            if !block.rows.is_empty() {
+                self.starts.push(self.len);
+                self.len += block.rows.len();
+                self.blocks.push(block);
+            }
+        }
+    }
+
+    /// The place of the `i`-th row added.
+    fn place_added(&self, i: usize) -> u64 {
+        let b = self.starts.partition_point(|&s| s <= i) - 1;
+        at(b, i - self.starts[b])
+    }
+
+    fn row_at(&self, p: u64) -> ViolationRef<'_> {
+        self.blocks[(p >> 32) as usize].row((p & u64::from(u32::MAX)) as usize)
+    }
+
+    fn time_at(&self, p: u64) -> i64 {
+        self.blocks[(p >> 32) as usize].rows[(p & u64::from(u32::MAX)) as usize].time
+    }
+
+    fn place(&self, i: usize) -> Option<u64> {
+        if i >= self.len {
+            None
+        } else if self.sorted() {
+            Some(self.order[i])
+        } else {
+            Some(self.place_added(i))
+        }
+    }
+
+    /// The `i`-th row in the table's order.
+    pub fn get(&self, i: usize) -> Option<ViolationRef<'_>> {
+        self.place(i).map(|p| self.row_at(p))
+    }
+
+    /// The rows in the table's order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = ViolationRef<'_>> + '_ {
+        self.range(0..self.len)
+    }
+
+    /// The rows `range` of the table's order.
+    ///
+    /// # Panics
+    /// When `range` is not within the table.
+    pub fn range(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> impl ExactSizeIterator<Item = ViolationRef<'_>> + '_ {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "rows out of range"
+        );
+        let places = if self.sorted() {
+            Places::Sorted(self.order[range].iter())
+        } else {
+            Places::Added {
+                table: self,
+                at: range.start,
+                end: range.end,
+            }
+        };
+        places.map(|p| self.row_at(p))
+    }
+
+    /// The `i`-th row in the table's order as an owned [`Violation`]
+    /// (sharing the table's texts).
+    pub fn owned(&self, i: usize) -> Option<Violation> {
+        let p = self.place(i)?;
+        let block = &self.blocks[(p >> 32) as usize];
+        let r = block.row((p & u64::from(u32::MAX)) as usize);
+        let packed = &block.rows[(p & u64::from(u32::MAX)) as usize];
+        Some(Violation {
+            time: r.time,
+            host: block.shared(packed.cells[HOST]),
+            crawler: block.shared(packed.cells[CRAWLER]),
+            verified: r.verified,
+            client_ip: block.shared(packed.cells[CLIENT]),
+            kind: r.kind,
+            method: block.shared(packed.cells[METHOD]),
+            url: r.url.to_string(),
+            status: r.status,
+            rule: block.shared(packed.cells[RULE]),
+            rule_line: r.rule_line,
+            robots_version: (packed.version != NONE).then(|| block.shared(packed.version)),
+            detail: block.shared(packed.cells[DETAIL]),
+        })
+    }
+
+    /// All rows, in the table's order, as owned [`Violation`]s.
+    pub fn to_rows(&self) -> Vec<Violation> {
+        (0..self.len())
+            .map(|i| self.owned(i).expect("i < len"))
+            .collect()
+    }
+
+    /// Puts the rows in the report's order: by time, host, crawler, url
+    /// and kind, rows equal in all of these in the order they were added.
+    /// Only the order moves, never a row; the sort is parallel and in
+    /// place (the order's 8 bytes a row are all it adds).
+    pub fn sort(&mut self) {
+        use rayon::slice::ParallelSliceMut;
+        if let Some(last) = self.blocks.last_mut() {
+            last.seal();
+        }
+        let mut order: Vec<u64> = if self.sorted() {
+            std::mem::take(&mut self.order)
+        } else {
+            let mut order = Vec::with_capacity(self.len);
+            for (b, block) in self.blocks.iter().enumerate() {
+                order.extend((0..block.rows.len()).map(|r| at(b, r)));
+            }
+            order
+        };
+        let this = &*self;
+        let rest = |p: u64| {
+            let r = this.row_at(p);
+            (r.host, r.crawler, r.url, r.kind)
+        };
+        // The time first, the other keys only between equal times, the
+        // place last: places are in the order rows were added, so an
+        // unstable sort gives the stable order.
+        order.par_sort_unstable_by(|&a, &b| {
+            this.time_at(a)
+                .cmp(&this.time_at(b))
+                .then_with(|| rest(a).cmp(&rest(b)))
+                .then(a.cmp(&b))
+        });
+        self.order = order;
+    }
+}
+
+impl PartialEq for Violations {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other.iter()).all(|(a, b)| a == b)
+    }
+}
+
+impl FromIterator<Violation> for Violations {
+    fn from_iter<I: IntoIterator<Item = Violation>>(rows: I) -> Self {
+        let mut table = Violations::default();
+        for v in rows {
+            table.push(v);
+        }
+        table
+    }
+}
+
+impl Extend<Violation> for Violations {
+    fn extend<I: IntoIterator<Item = Violation>>(&mut self, rows: I) {
+        for v in rows {
+            self.push(v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(time: i64, host: &str, url: &str, kind: &'static str, line: Option<u32>) -> Violation {
+        Violation {
+            time,
+            host: host.into(),
+            crawler: "GPTBot".into(),
+            verified: if time % 3 == 0 {
+                None
+            } else {
+                Some(time % 3 == 1)
+            },
+            client_ip: "192.0.2.1".into(),
+            kind,
+            method: "GET".into(),
+            url: url.into(),
+            status: 200,
+            rule: "Disallow: /".into(),
+            rule_line: line,
+            robots_version: line.map(|_| "robots.txt".into()),
+            detail: String::new().into(),
+        }
+    }
+
+    #[test]
+    fn rows_read_back_as_pushed_and_sort_stably() {
+        let rows = vec![
+            row(5, "b.example", "/x", "disallow", Some(2)),
+            row(1, "a.example", "", "crawl-delay", Some(0)),
+            row(5, "a.example", "/ünï", "noindex", None),
+            row(5, "b.example", "/x", "disallow", Some(3)),
+            row(-7, "a.example", "/a?b=c", "unavailable-after", None),
+        ];
+        let mut first: Violations = rows[..2].iter().cloned().collect();
+        let second: Violations = rows[2..].iter().cloned().collect();
+        first.append(second);
+        assert_eq!(first.len(), 5);
+        assert_eq!(first.to_rows(), rows);
+        first.sort();
+        let sorted = first.to_rows();
+        let mut want = rows.clone();
+        want.sort_by(|a, b| {
+            (a.time, &a.host, &a.crawler, &a.url, a.kind)
+                .cmp(&(b.time, &b.host, &b.crawler, &b.url, b.kind))
+        });
+        assert_eq!(sorted, want);
+        // Equal keys keep the order they were added in (line 2, then 3).
+        assert_eq!(
+            (sorted[3].rule_line, sorted[4].rule_line),
+            (Some(2), Some(3))
+        );
+        assert_eq!(first.get(0).map(|r| r.time), Some(-7));
+        assert_eq!(first.get(5), None);
+    }
+
+    #[test]
+    fn a_cell_shared_is_held_once() {
+        let host: Arc<str> = "shop.example".into();
+        let mut table = Violations::default();
+        for i in 0..1000 {
+            let mut v = row(i, "x", "/p", "disallow", Some(1));
+            v.host = host.clone();
+            table.push(v);
+        }
+        assert_eq!(table.blocks.len(), 1);
+        // host, and per row a new copy of each other text (1000 rows):
+        // the shared host is one text.
+        let hosts: std::collections::HashSet<u32> =
+            table.blocks[0].rows.iter().map(|p| p.cells[HOST]).collect();
+        assert_eq!(hosts.len(), 1);
+        assert_eq!(size_of::<Packed>(), 48);
+    }
+
+    proptest::proptest! {
+        /// The table's order is a stable sort of the rows by the
+        /// report's keys, whatever the blocks they came in.
+        #[test]
+        fn sort_is_a_stable_sort(
+            keys in proptest::collection::vec((0i64..4, 0usize..3, 0usize..3), 0..300),
+            cut in 0usize..300,
+        ) {
+            let hosts = ["a", "b", "c"];
+            let urls = ["/", "/x", "/y"];
+            let rows: Vec<Violation> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, &(t, h, u))| row(t, hosts[h], urls[u], "disallow", Some(i as u32)))
+                .collect();
+            let cut = cut.min(rows.len());
+            let mut table: Violations = rows[..cut].iter().cloned().collect();
+            table.append(rows[cut..].iter().cloned().collect());
+            table.sort();
+            let mut want = rows.clone();
+            want.sort_by(|a, b| (a.time, &a.host, &a.url).cmp(&(b.time, &b.host, &b.url)));
+            proptest::prop_assert_eq!(table.to_rows(), want);
+        }
+    }
+}
