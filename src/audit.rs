@@ -110,6 +110,9 @@ pub fn run(ctx: &Context, config: &AuditConfig<'_>) -> AuditRun {
         collectors.extend(sinks);
         files.push(report);
     }
+    // The blocks read are freed (a compressed input's were allocated and
+    // freed by the workers' heaps): back to the system before the judge.
+    crate::memory::give_back_freed();
     AuditRun {
         outcome: replay(ctx, collectors),
         files,
