@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use crawlaudit::replay::{Counts, Outcome, Violation};
+use crawlaudit::replay::{Counts, Outcome, Violation, ViolationKind};
 use crawlaudit::report::{OutputFormats, Report, RunInfo};
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
@@ -55,7 +55,11 @@ fn outcome(rows: usize) -> Outcome {
                 crawler: crawlers[i % crawlers.len()].clone(),
                 verified: None,
                 client_ip: clients[(i * 7) % clients.len()].clone(),
-                kind: if delay { "crawl-delay" } else { "disallow" },
+                kind: if delay {
+                    ViolationKind::CrawlDelay
+                } else {
+                    ViolationKind::Disallow
+                },
                 method: method.clone(),
                 url: format!(
                     "/retired/section-{}/item-{i}?ref=feed&page={}",

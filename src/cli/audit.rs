@@ -12,7 +12,7 @@ use serde_json::json;
 use crawlaudit::audit::{self, AuditConfig, AuditRun, Progress};
 use crawlaudit::bots::IpRanges;
 use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs};
-use crawlaudit::replay::{Context, Settings, VIOLATION_KINDS};
+use crawlaudit::replay::{Context, Settings, VIOLATION_KINDS, ViolationKind};
 use crawlaudit::report::{OutputFormats, Report, RunInfo};
 use crawlaudit::shard::Shard;
 use crawlaudit::snapshot::Snapshot;
@@ -181,15 +181,15 @@ pub(crate) fn parse_formats(list: &str) -> anyhow::Result<OutputFormats> {
     Ok(f)
 }
 
-fn parse_fail_on(list: &str) -> anyhow::Result<Vec<&'static str>> {
+fn parse_fail_on(list: &str) -> anyhow::Result<Vec<ViolationKind>> {
     let mut kinds = Vec::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         if name == "any" {
-            kinds.extend(VIOLATION_KINDS);
+            kinds.extend(ViolationKind::ALL);
             continue;
         }
-        match VIOLATION_KINDS.iter().find(|k| **k == name) {
-            Some(k) => kinds.push(*k),
+        match ViolationKind::from_name(name) {
+            Some(k) => kinds.push(k),
             None => bail!(
                 "--fail-on: unknown kind {name:?} ({}, any)",
                 VIOLATION_KINDS.join(", ")
@@ -455,7 +455,7 @@ mod tests {
         assert!(parse_time("tomorrow").is_err());
         assert_eq!(
             parse_fail_on("disallow, noindex").unwrap(),
-            ["disallow", "noindex"]
+            [ViolationKind::Disallow, ViolationKind::Noindex]
         );
         assert_eq!(parse_fail_on("any").unwrap().len(), 4);
         assert!(

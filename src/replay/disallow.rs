@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Context, Violation};
+use super::{Context, Violation, ViolationKind};
 
 /// The most entries of each of a chunk's robots.txt lookups ([`Rules`]):
 /// enough for a CDN log of 10,000 hosts and their crawlers without
@@ -560,7 +560,7 @@ impl<'c> Rules<'c> {
             crawler: hit.identity.clone(),
             verified: hit.verified,
             client_ip: texts.get(hit.client),
-            kind: "disallow",
+            kind: ViolationKind::Disallow,
             method: texts.get(hit.method),
             url: hit.url.to_string(),
             status: hit.status,

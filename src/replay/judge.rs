@@ -10,8 +10,9 @@ use rayon::prelude::*;
 use super::activity::Step;
 use super::state::{Fetch, LastRequest, State, prune};
 use super::{
-    Activity, Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, MAX_UNKNOWN_HOSTS,
-    OTHER_HOSTS, Outcome, Referral, UnknownHosts, Violation, Violations,
+    Activity, Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, FindingKind,
+    MAX_UNKNOWN_HOSTS, OTHER_HOSTS, Outcome, Referral, UnknownHosts, Violation, ViolationKind,
+    Violations,
 };
 use crate::bots::Crawler;
 use crate::robots::target_path;
@@ -216,7 +217,7 @@ fn noindex_unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> 
                 crawler.push_str(&format!(" and {} more", count - first.len()));
             }
             Finding {
-                kind: "noindex-unseen",
+                kind: FindingKind::NoindexUnseen,
                 host: host.to_string(),
                 crawler,
                 url: url.to_string(),
@@ -298,7 +299,7 @@ fn crawl_delay(
                             crawler: identity.clone(),
                             verified: delayed.verified,
                             client_ip: delayed.client.clone(),
-                            kind: "crawl-delay",
+                            kind: ViolationKind::CrawlDelay,
                             method: delayed.method.clone(),
                             url: delayed.url.to_string(),
                             status: delayed.status,
@@ -434,7 +435,7 @@ fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
             let shown = effective.last().expect("versions is not empty");
             let (kind, rule) = if effective.iter().all(|e| e.noindex()) {
                 (
-                    "noindex",
+                    ViolationKind::Noindex,
                     shown
                         .get("noindex")
                         .map(|r| r.to_string())
@@ -445,7 +446,7 @@ fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
                     .is_some_and(|u| i64::try_from(u.as_nanosecond()).is_ok_and(|u| u < deadline))
             }) {
                 (
-                    "unavailable-after",
+                    ViolationKind::UnavailableAfter,
                     shown
                         .get("unavailable_after")
                         .map(|r| r.to_string())
@@ -484,7 +485,7 @@ fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
         let (crawler, requests) = (s.activity.crawler(), s.activity.requests());
         if s.activity.first_verified() == Some(false) {
             out.findings.push(Finding {
-                kind: "spoofed-agent",
+                kind: FindingKind::SpoofedAgent,
                 host: host.to_string(),
                 crawler: identity.clone(),
                 url: String::new(),
@@ -500,7 +501,7 @@ fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
         }
         if s.activity.robots_fetches() == 0 && s.last_robots.is_none() {
             out.findings.push(Finding {
-                kind: "no-robots-fetch",
+                kind: FindingKind::NoRobotsFetch,
                 host: host.to_string(),
                 crawler: identity.clone(),
                 url: String::new(),
@@ -565,7 +566,7 @@ fn unknown_host_findings(unknown_hosts: UnknownHosts) -> Vec<Finding> {
         .named
         .into_iter()
         .map(|(host, n)| Finding {
-            kind: "unknown-host",
+            kind: FindingKind::UnknownHost,
             host: host.to_string(),
             crawler: String::new(),
             url: String::new(),
@@ -576,7 +577,7 @@ fn unknown_host_findings(unknown_hosts: UnknownHosts) -> Vec<Finding> {
     if unknown_hosts.other > 0 {
         let n = unknown_hosts.other;
         rows.push(Finding {
-            kind: "unknown-host",
+            kind: FindingKind::UnknownHost,
             host: OTHER_HOSTS.to_string(),
             crawler: String::new(),
             url: String::new(),
@@ -595,7 +596,7 @@ fn unknown_host_findings(unknown_hosts: UnknownHosts) -> Vec<Finding> {
 pub(crate) fn merge_unknown_hosts(findings: &mut Vec<Finding>) {
     let mut all = UnknownHosts::default();
     findings.retain(|f| {
-        if f.kind != "unknown-host" {
+        if f.kind != FindingKind::UnknownHost {
             return true;
         }
         let other = f.host == OTHER_HOSTS
@@ -701,7 +702,7 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
                         .map(|l| format!("line {}: Noindex: {}", l.line, l.value))
                         .collect();
                     outcome.findings.push(Finding {
-                        kind: "robots-noindex-line",
+                        kind: FindingKind::RobotsNoindexLine,
                         host: host.to_string(),
                         crawler: String::new(),
                         url: "/robots.txt".into(),

@@ -39,6 +39,7 @@
 mod activity;
 mod disallow;
 mod judge;
+mod kinds;
 mod state;
 mod violations;
 
@@ -57,11 +58,9 @@ use activity::{Activity, Delayed, Step};
 pub use disallow::Lookups;
 pub(crate) use judge::merge_unknown_hosts;
 pub use judge::replay;
+pub use kinds::{FINDING_KINDS, FindingKind, VIOLATION_KINDS, ViolationKind};
 pub use state::{Fetch, LastRequest, State};
 pub use violations::{ViolationRef, Violations};
-
-/// The kinds of violation, in the report's order (`Violation::kind`).
-pub const VIOLATION_KINDS: [&str; 4] = ["disallow", "crawl-delay", "noindex", "unavailable-after"];
 
 /// How the audit judges.
 #[derive(Clone, Debug)]
@@ -937,15 +936,6 @@ impl Sink for Collector<'_> {
     }
 }
 
-/// The kinds of finding, as `findings.csv` names them.
-pub const FINDING_KINDS: [&str; 5] = [
-    "spoofed-agent",
-    "no-robots-fetch",
-    "noindex-unseen",
-    "robots-noindex-line",
-    "unknown-host",
-];
-
 /// Sorts violations by time, host, crawler, url, kind and findings by kind,
 /// host, crawler, url, as the report lists them. The sorts are stable (and
 /// parallel).
@@ -953,7 +943,12 @@ pub fn sort_rows(violations: &mut Violations, findings: &mut [Finding]) {
     use rayon::slice::ParallelSliceMut;
     violations.sort();
     findings.par_sort_by(|a, b| {
-        (a.kind, &a.host, &a.crawler, &a.url).cmp(&(b.kind, &b.host, &b.crawler, &b.url))
+        (a.kind.as_str(), &a.host, &a.crawler, &a.url).cmp(&(
+            b.kind.as_str(),
+            &b.host,
+            &b.crawler,
+            &b.url,
+        ))
     });
 }
 
@@ -972,8 +967,8 @@ pub struct Violation {
     pub verified: Option<bool>,
     /// The client address (for noindex evidence, the crawler's fetch).
     pub client_ip: Arc<str>,
-    /// `disallow`, `crawl-delay`, `noindex` or `unavailable-after`.
-    pub kind: &'static str,
+    /// What the crawler did.
+    pub kind: ViolationKind,
     /// The request method.
     pub method: Arc<str>,
     /// Path and query as logged.
@@ -994,9 +989,8 @@ pub struct Violation {
 /// One finding (a row of `findings.csv`): reported, not a violation.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Finding {
-    /// `spoofed-agent`, `no-robots-fetch`, `noindex-unseen`,
-    /// `robots-noindex-line`, `unknown-host`.
-    pub kind: &'static str,
+    /// What it reports.
+    pub kind: FindingKind,
     /// The site.
     pub host: String,
     /// The crawler identity, empty when none applies; for

@@ -62,7 +62,7 @@ fn kinds(o: &Outcome) -> Vec<(String, &'static str, String, String)> {
         .map(|v| {
             (
                 crate::time::format_time(v.time),
-                v.kind,
+                v.kind.as_str(),
                 v.crawler.to_string(),
                 v.url.to_string(),
             )
@@ -420,7 +420,7 @@ fn user_agents_of_one_identity_are_one_crawler() {
     let gaps: Vec<_> = o
         .violations
         .iter()
-        .filter(|v| v.kind == "crawl-delay")
+        .filter(|v| v.kind == ViolationKind::CrawlDelay)
         .map(|v| (v.crawler, v.url))
         .collect();
     assert_eq!(gaps, [("python-requests", "/b")]);
@@ -429,7 +429,7 @@ fn user_agents_of_one_identity_are_one_crawler() {
     let no_robots: Vec<_> = o
         .findings
         .iter()
-        .filter(|f| f.kind == "no-robots-fetch")
+        .filter(|f| f.kind == FindingKind::NoRobotsFetch)
         .map(|f| (f.crawler.as_str(), f.count))
         .collect();
     assert_eq!(no_robots, [("python-requests", 2)]);
@@ -761,7 +761,7 @@ fn impersonators_are_charged_separately_and_are_no_evidence() {
     let spoofed: Vec<_> = o
         .findings
         .iter()
-        .filter(|f| f.kind == "spoofed-agent")
+        .filter(|f| f.kind == FindingKind::SpoofedAgent)
         .collect();
     assert_eq!(spoofed.len(), 1);
     assert_eq!(
@@ -807,7 +807,7 @@ fn findings_no_robots_fetch_unseen_noindex_noindex_lines_unknown_hosts() {
         .iter()
         .map(|f| {
             (
-                f.kind,
+                f.kind.as_str(),
                 f.host.as_str(),
                 f.crawler.as_str(),
                 f.url.as_str(),
@@ -884,7 +884,7 @@ fn noindex_unseen_is_one_row_per_url_and_rule_whatever_the_user_agents() {
     let unseen: Vec<(&str, &str, u64, &str)> = o
         .findings
         .iter()
-        .filter(|f| f.kind == "noindex-unseen")
+        .filter(|f| f.kind == FindingKind::NoindexUnseen)
         .map(|f| {
             (
                 f.crawler.as_str(),
@@ -926,7 +926,7 @@ fn noindex_unseen_is_one_row_per_url_and_rule_whatever_the_user_agents() {
     let total: u64 = o
         .findings
         .iter()
-        .filter(|f| f.kind == "noindex-unseen")
+        .filter(|f| f.kind == FindingKind::NoindexUnseen)
         .map(|f| f.count)
         .sum();
     assert_eq!(total, 15);
@@ -1068,7 +1068,9 @@ fn a_host_normalized_twice_is_judged_as_the_snapshot_finds_it() {
     assert_eq!(&*o.violations.owned(0).unwrap().host, "shop.example");
     assert_eq!(&*o.violations.owned(0).unwrap().rule, "Disallow: /x");
     assert!(
-        o.findings.iter().all(|f| f.kind != "unknown-host"),
+        o.findings
+            .iter()
+            .all(|f| f.kind != FindingKind::UnknownHost),
         "{:?}",
         o.findings
     );

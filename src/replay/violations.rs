@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{VIOLATION_KINDS, Violation};
+use super::{Violation, ViolationKind};
 
 /// No robots.txt version (a `noindex` row's), in [`Packed::version`].
 const NONE: u32 = u32::MAX;
@@ -41,7 +41,7 @@ struct Packed {
     /// The rule's line, when `flags & HAS_LINE`.
     line: u32,
     status: u16,
-    /// Its place in [`VIOLATION_KINDS`].
+    /// Its place in [`ViolationKind::ALL`].
     kind: u8,
     /// [`HAS_LINE`], and the verification ([`VERIFIED_MASK`]).
     flags: u8,
@@ -94,10 +94,6 @@ impl Block {
         ];
         let version = v.robots_version.as_ref().map_or(NONE, |t| self.text(t));
         self.urls.push_str(&v.url);
-        let kind = VIOLATION_KINDS
-            .iter()
-            .position(|k| *k == v.kind)
-            .unwrap_or_else(|| panic!("{:?} is not a violation kind", v.kind));
         let verified = match v.verified {
             None => 0,
             Some(false) => VERIFIED_FALSE,
@@ -110,7 +106,7 @@ impl Block {
             version,
             line: v.rule_line.unwrap_or(0),
             status: v.status,
-            kind: kind as u8,
+            kind: v.kind.index() as u8,
             flags: verified | if v.rule_line.is_some() { HAS_LINE } else { 0 },
         });
     }
@@ -140,7 +136,7 @@ impl Block {
                 _ => None,
             },
             client_ip: text(p.cells[CLIENT]),
-            kind: VIOLATION_KINDS[usize::from(p.kind)],
+            kind: ViolationKind::ALL[usize::from(p.kind)],
             method: text(p.cells[METHOD]),
             url: &self.urls[start..p.url_end as usize],
             status: p.status,
@@ -170,8 +166,8 @@ pub struct ViolationRef<'a> {
     pub verified: Option<bool>,
     /// The client address.
     pub client_ip: &'a str,
-    /// One of [`VIOLATION_KINDS`].
-    pub kind: &'static str,
+    /// What the crawler did.
+    pub kind: ViolationKind,
     /// The request method.
     pub method: &'a str,
     /// Path and query as logged.
@@ -413,7 +409,7 @@ impl Violations {
         let this = &*self;
         let rest = |p: u64| {
             let r = this.row_at(p);
-            (r.host, r.crawler, r.url, r.kind)
+            (r.host, r.crawler, r.url, r.kind.as_str())
         };
         // The time first, the other keys only between equal times, the
         // place last: places are in the order rows were added, so an
@@ -456,7 +452,7 @@ impl Extend<Violation> for Violations {
 mod tests {
     use super::*;
 
-    fn row(time: i64, host: &str, url: &str, kind: &'static str, line: Option<u32>) -> Violation {
+    fn row(time: i64, host: &str, url: &str, kind: ViolationKind, line: Option<u32>) -> Violation {
         Violation {
             time,
             host: host.into(),
@@ -481,11 +477,17 @@ mod tests {
     #[test]
     fn rows_read_back_as_pushed_and_sort_stably() {
         let rows = vec![
-            row(5, "b.example", "/x", "disallow", Some(2)),
-            row(1, "a.example", "", "crawl-delay", Some(0)),
-            row(5, "a.example", "/ünï", "noindex", None),
-            row(5, "b.example", "/x", "disallow", Some(3)),
-            row(-7, "a.example", "/a?b=c", "unavailable-after", None),
+            row(5, "b.example", "/x", ViolationKind::Disallow, Some(2)),
+            row(1, "a.example", "", ViolationKind::CrawlDelay, Some(0)),
+            row(5, "a.example", "/ünï", ViolationKind::Noindex, None),
+            row(5, "b.example", "/x", ViolationKind::Disallow, Some(3)),
+            row(
+                -7,
+                "a.example",
+                "/a?b=c",
+                ViolationKind::UnavailableAfter,
+                None,
+            ),
         ];
         let mut first: Violations = rows[..2].iter().cloned().collect();
         let second: Violations = rows[2..].iter().cloned().collect();
@@ -496,8 +498,13 @@ mod tests {
         let sorted = first.to_rows();
         let mut want = rows.clone();
         want.sort_by(|a, b| {
-            (a.time, &a.host, &a.crawler, &a.url, a.kind)
-                .cmp(&(b.time, &b.host, &b.crawler, &b.url, b.kind))
+            (a.time, &a.host, &a.crawler, &a.url, a.kind.as_str()).cmp(&(
+                b.time,
+                &b.host,
+                &b.crawler,
+                &b.url,
+                b.kind.as_str(),
+            ))
         });
         assert_eq!(sorted, want);
         // Equal keys keep the order they were added in (line 2, then 3).
@@ -514,7 +521,7 @@ mod tests {
         let host: Arc<str> = "shop.example".into();
         let mut table = Violations::default();
         for i in 0..1000 {
-            let mut v = row(i, "x", "/p", "disallow", Some(1));
+            let mut v = row(i, "x", "/p", ViolationKind::Disallow, Some(1));
             v.host = host.clone();
             table.push(v);
         }
@@ -540,7 +547,7 @@ mod tests {
             let rows: Vec<Violation> = keys
                 .iter()
                 .enumerate()
-                .map(|(i, &(t, h, u))| row(t, hosts[h], urls[u], "disallow", Some(i as u32)))
+                .map(|(i, &(t, h, u))| row(t, hosts[h], urls[u], ViolationKind::Disallow, Some(i as u32)))
                 .collect();
             let cut = cut.min(rows.len());
             let mut table: Violations = rows[..cut].iter().cloned().collect();

@@ -97,7 +97,7 @@ fn most_violated_rules(
 ) -> PolarsResult<Vec<(String, String, u64, usize)>> {
     let mut by_rule: HashMap<(&str, &str), (u64, HashSet<&str>)> = HashMap::new();
     for v in violations.iter() {
-        let (count, hosts) = by_rule.entry((v.kind, v.rule)).or_default();
+        let (count, hosts) = by_rule.entry((v.kind.as_str(), v.rule)).or_default();
         *count += 1;
         hosts.insert(v.host);
     }
@@ -448,7 +448,7 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::{chart, esc};
-    use crate::replay::{Violation, Violations};
+    use crate::replay::{Violation, ViolationKind, Violations};
 
     fn drawn(rows: &[Violation], crawlers: &[String]) -> String {
         let table: Violations = rows.iter().cloned().collect();
@@ -463,7 +463,7 @@ mod tests {
             crawler: "AhrefsBot".into(),
             verified: None,
             client_ip: "192.0.2.1".into(),
-            kind: "disallow",
+            kind: ViolationKind::Disallow,
             method: "GET".into(),
             url: "/x".into(),
             status: 200,

@@ -18,7 +18,7 @@ use super::contain::{contain, read_parquet};
 use super::{Parts, Report, ReportError};
 use crate::logs::FileReport;
 use crate::replay::{
-    Counts, FINDING_KINDS, Finding, VIOLATION_KINDS, Violation, Violations, sort_rows,
+    Counts, Finding, FindingKind, Violation, ViolationKind, Violations, sort_rows,
 };
 use crate::time::ALWAYS;
 
@@ -167,13 +167,10 @@ fn read_table<T>(
     rows(&df, &path)
 }
 
-/// A `&'static str` of `kinds` equal to `text`.
-fn known_kind(kinds: &[&'static str], text: &str, path: &Path) -> Result<&'static str, MergeError> {
-    kinds
-        .iter()
-        .find(|k| **k == text)
-        .copied()
-        .ok_or_else(|| shard_error(path, format!("unknown kind {text:?}")))
+/// The kind a shard's row names, read by `parse`; an unknown one is the
+/// shard's error.
+fn known_kind<K>(parse: fn(&str) -> Option<K>, name: &str, path: &Path) -> Result<K, MergeError> {
+    parse(name).ok_or_else(|| shard_error(path, format!("unknown kind {name:?}")))
 }
 
 fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation>, MergeError> {
@@ -225,7 +222,11 @@ fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation>, MergeErr
                 crawler: t(crawler.get(i)),
                 verified: verified.get(i),
                 client_ip: t(client_ip.get(i)),
-                kind: known_kind(&VIOLATION_KINDS, kind.get(i).unwrap_or_default(), path)?,
+                kind: known_kind(
+                    ViolationKind::from_name,
+                    kind.get(i).unwrap_or_default(),
+                    path,
+                )?,
                 method: t(method.get(i)),
                 url: s(&url, i),
                 status: status
@@ -261,7 +262,11 @@ fn findings_of(df: &DataFrame, path: &Path) -> Result<Vec<Finding>, MergeError> 
     (0..df.height())
         .map(|i| {
             Ok(Finding {
-                kind: known_kind(&FINDING_KINDS, kind.get(i).unwrap_or_default(), path)?,
+                kind: known_kind(
+                    FindingKind::from_name,
+                    kind.get(i).unwrap_or_default(),
+                    path,
+                )?,
                 host: s(&host, i),
                 crawler: s(&crawler, i),
                 url: s(&url, i),

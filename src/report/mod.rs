@@ -31,7 +31,9 @@ use polars::prelude::*;
 use serde_json::{Value, json};
 
 use crate::logs::FileReport;
-use crate::replay::{Counts, CrawlerActivity, Finding, Outcome, VIOLATION_KINDS, Violations};
+use crate::replay::{
+    Counts, CrawlerActivity, Finding, Outcome, VIOLATION_KINDS, ViolationKind, Violations,
+};
 use crate::shard::Shard;
 use crate::time::format_time;
 
@@ -171,12 +173,6 @@ pub const CRAWLER_COLUMNS: [&str; 13] = [
 /// Column names of `findings.csv`, in order.
 pub const FINDING_COLUMNS: [&str; 6] = ["kind", "host", "crawler", "url", "count", "detail"];
 
-/// The crawlers table's count columns, one per violation kind, in
-/// [`VIOLATION_KINDS`] order (`crawl-delay` → `crawl_delay`).
-fn kind_columns() -> [String; 4] {
-    VIOLATION_KINDS.map(|k| k.replace('-', "_"))
-}
-
 /// One row of the crawlers table, typed: what a summary shows of a crawler.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrawlerRow {
@@ -184,7 +180,7 @@ pub struct CrawlerRow {
     pub crawler: String,
     /// Its requests.
     pub requests: u64,
-    /// Its violations per kind, in [`VIOLATION_KINDS`] order.
+    /// Its violations per kind, in [`ViolationKind::ALL`] order.
     pub violations: [u64; 4],
 }
 
@@ -198,9 +194,9 @@ impl CrawlerRow {
 fn crawler_rows(df: &DataFrame) -> PolarsResult<Vec<CrawlerRow>> {
     let names = df.column("crawler")?.str()?;
     let requests = df.column("requests")?.u64()?;
-    let kinds = kind_columns()
+    let kinds = ViolationKind::ALL
         .iter()
-        .map(|c| df.column(c)?.u64().cloned())
+        .map(|k| df.column(k.column())?.u64().cloned())
         .collect::<PolarsResult<Vec<_>>>()?;
     Ok((0..df.height())
         .map(|i| CrawlerRow {
@@ -222,7 +218,7 @@ fn findings_frame(rows: &[Finding]) -> PolarsResult<DataFrame> {
     DataFrame::new_infer_height(vec![
         Column::new(
             "kind".into(),
-            rows.iter().map(|f| f.kind).collect::<Vec<_>>(),
+            rows.iter().map(|f| f.kind.as_str()).collect::<Vec<_>>(),
         ),
         Column::new(
             "host".into(),
@@ -304,33 +300,31 @@ fn crawlers_frame(partials: LazyFrame, violations: &Violations) -> PolarsResult<
     // Violations by crawler and kind, counted in one pass over the rows.
     let mut by_crawler: foldhash::HashMap<&str, [u64; 4]> = foldhash::HashMap::default();
     for v in violations.iter() {
-        let kind = VIOLATION_KINDS
-            .iter()
-            .position(|k| *k == v.kind)
-            .expect("a violation kind");
-        by_crawler.entry(v.crawler).or_default()[kind] += 1;
+        by_crawler.entry(v.crawler).or_default()[v.kind.index()] += 1;
     }
     let mut per_violation = vec![Column::new(
         "crawler".into(),
         by_crawler.keys().copied().collect::<Vec<&str>>(),
     )];
-    for (k, name) in kind_columns().iter().enumerate() {
+    for kind in ViolationKind::ALL {
         per_violation.push(Column::new(
-            name.into(),
-            by_crawler.values().map(|c| c[k]).collect::<Vec<u64>>(),
+            kind.column().into(),
+            by_crawler
+                .values()
+                .map(|c| c[kind.index()])
+                .collect::<Vec<u64>>(),
         ));
     }
     let per_violation = DataFrame::new(by_crawler.len(), per_violation)?.lazy();
-    let counts = kind_columns();
-    let total = counts
+    let total = ViolationKind::ALL
         .iter()
-        .fold(lit(0u64), |acc, c| acc + col(c.as_str()));
+        .fold(lit(0u64), |acc, k| acc + col(k.column()));
     let df = per_request
         .left_join(per_violation, col("crawler"), col("crawler"))
         .with_columns(
-            counts
+            ViolationKind::ALL
                 .iter()
-                .map(|c| col(c.as_str()).fill_null(lit(0u64)))
+                .map(|k| col(k.column()).fill_null(lit(0u64)))
                 .collect::<Vec<_>>(),
         )
         .with_column(total.clone().alias("violations"))
@@ -475,13 +469,13 @@ impl Report {
         let crawlers = crawlers_frame(parts.partials, &violations)?;
         let mut totals: BTreeMap<&str, usize> = VIOLATION_KINDS.iter().map(|k| (*k, 0)).collect();
         for v in violations.iter() {
-            if let Some(total) = totals.get_mut(v.kind) {
+            if let Some(total) = totals.get_mut(v.kind.as_str()) {
                 *total += 1;
             }
         }
         let mut finding_totals: BTreeMap<&str, u64> = BTreeMap::new();
         for f in parts.findings {
-            let total = finding_totals.entry(f.kind).or_insert(0);
+            let total = finding_totals.entry(f.kind.as_str()).or_insert(0);
             *total = total.saturating_add(f.count);
         }
         let first = crawlers.column("first_seen")?.cast(&DataType::Int64)?;

@@ -2,7 +2,7 @@
 //! aggregation, CSV/NDJSON/Parquet writing, determinism and atomicity.
 
 use super::*;
-use crate::replay::{Counts, Violation};
+use crate::replay::{Counts, FindingKind, Violation, ViolationKind};
 
 fn t(text: &str) -> i64 {
     i64::try_from(text.parse::<jiff::Timestamp>().unwrap().as_nanosecond()).unwrap()
@@ -19,7 +19,7 @@ fn violation(time: &str, crawler: &str, kind: &'static str, url: &str) -> Violat
             None
         },
         client_ip: "192.0.2.1".into(),
-        kind,
+        kind: ViolationKind::from_name(kind).expect("a violation kind"),
         method: "GET".into(),
         url: url.into(),
         status: 200,
@@ -76,7 +76,7 @@ fn outcome() -> Outcome {
         .into_iter()
         .collect(),
         findings: vec![Finding {
-            kind: "spoofed-agent",
+            kind: FindingKind::SpoofedAgent,
             host: "shop.example".into(),
             crawler: "Googlebot (unverified)".into(),
             url: String::new(),

@@ -45,7 +45,7 @@ pub(crate) fn violations_frame<'t>(
             ))
         }),
         Box::new(|| s("client_ip", |v| v.client_ip)),
-        Box::new(|| s("kind", |v| v.kind)),
+        Box::new(|| s("kind", |v| v.kind.as_str())),
         Box::new(|| s("method", |v| v.method)),
         Box::new(|| s("url", |v| v.url)),
         Box::new(|| {
@@ -162,7 +162,7 @@ impl RowSource for Violations {
             text(rows, |r| r.crawler),
             Values::Bool(Box::new(rows.iter().map(|r| r.verified))),
             text(rows, |r| r.client_ip),
-            text(rows, |r| r.kind),
+            text(rows, |r| r.kind.as_str()),
             text(rows, |r| r.method),
             text(rows, |r| r.url),
             Values::I32(Box::new(rows.iter().map(|r| Some(i32::from(r.status))))),
@@ -178,7 +178,7 @@ impl RowSource for Violations {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::Violation;
+    use crate::replay::{Violation, ViolationKind};
 
     fn table(n: usize) -> Violations {
         (0..n)
@@ -188,7 +188,7 @@ mod tests {
                 crawler: ["GPTBot", "Googlebot (unverified)", "x"][i % 3].into(),
                 verified: [None, Some(true), Some(false)][i % 3],
                 client_ip: format!("192.0.2.{}", i % 200).into(),
-                kind: ["disallow", "crawl-delay", "noindex"][i % 3],
+                kind: ViolationKind::ALL[i % 3],
                 method: "GET".into(),
                 url: format!("/p/{i}?q={}", "x".repeat(i % 40)),
                 status: 200 + (i % 5) as u16,
