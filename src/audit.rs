@@ -23,7 +23,7 @@
 //! let ctx = Context::new(snapshot, Catalogue::builtin(), IpRanges::default(), Settings::default());
 //! let run = audit::run(&ctx, &AuditConfig::new(vec![Input::File(dir.join("access.log"))]));
 //! assert_eq!(run.files[0].parsed, 1);
-//! assert_eq!(run.outcome.violations.get(0).unwrap().rule, "Disallow: /cart/");
+//! assert_eq!(run.outcome.violations.get(0).unwrap().rule(), "Disallow: /cart/");
 //! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 

@@ -251,8 +251,8 @@ impl RangeSet {
 
     /// Parses a range file as [`RangeSet::parse`] does, and returns the
     /// warnings about what it skipped: prefixes too broad to be evidence
-    /// (IPv4 shorter than [`MIN_V4_PREFIX`], IPv6 shorter than
-    /// [`MIN_V6_PREFIX`], such as `0.0.0.0/0`), each naming the file and
+    /// (IPv4 shorter than `MIN_V4_PREFIX` (/8), IPv6 shorter than
+    /// `MIN_V6_PREFIX` (/16), such as `0.0.0.0/0`), each naming the file and
     /// the prefix. A file whose every prefix was skipped gives an empty set.
     ///
     /// # Errors

@@ -388,7 +388,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let matched = outcome
         .violations
         .iter()
-        .filter(|v| fail_on.contains(&v.kind))
+        .filter(|v| fail_on.contains(&v.kind()))
         .count();
     // The rows are freed as their table is built.
     let report = Report::build_taking_rows(&mut outcome, &run_info)?;

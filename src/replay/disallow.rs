@@ -171,7 +171,7 @@ impl std::fmt::Debug for Rules<'_> {
 /// Lookups handed from one chunk's collector to the next on the same
 /// worker ([`super::Collector::with_lookups`]): with thousands of hosts a
 /// chunk would otherwise look every host's policies and groups up anew.
-/// Each lookup stays bounded by [`RULES_CACHE`] entries per map.
+/// Each lookup stays bounded by `RULES_CACHE` (65,536) entries per map.
 #[derive(Debug, Default)]
 pub struct Lookups<'c>(std::sync::Mutex<Vec<Rules<'c>>>);
 

@@ -33,7 +33,7 @@
 //! collector.record(&parse_line(&format, line).unwrap());
 //! let outcome = replay(&ctx, vec![collector]);
 //! assert_eq!(outcome.violations.len(), 1);
-//! assert_eq!(outcome.violations.get(0).unwrap().rule, "Disallow: /cart/");
+//! assert_eq!(outcome.violations.get(0).unwrap().rule(), "Disallow: /cart/");
 //! ```
 
 mod activity;

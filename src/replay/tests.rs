@@ -61,10 +61,10 @@ fn kinds(o: &Outcome) -> Vec<(String, &'static str, String, String)> {
         .iter()
         .map(|v| {
             (
-                crate::time::format_time(v.time),
-                v.kind.as_str(),
-                v.crawler.to_string(),
-                v.url.to_string(),
+                crate::time::format_time(v.time()),
+                v.kind().as_str(),
+                v.crawler().to_string(),
+                v.url().to_string(),
             )
         })
         .collect()
@@ -321,13 +321,13 @@ fn crawl_delay_runs_join_at_their_edges() {
     }
     let o = run(&c, &lines);
     assert_eq!(o.violations.len(), want);
-    assert!(o.violations.iter().all(|v| v.detail == "gap 5s < 10s"));
+    assert!(o.violations.iter().all(|v| v.detail() == "gap 5s < 10s"));
     // Sorted by time: every quick request, none of the slow ones.
     let quick: Vec<String> = (1..n)
         .filter(|i| i % 4 != 1)
         .map(|i| format!("/p{i}"))
         .collect();
-    let got: Vec<&str> = o.violations.iter().map(|v| v.url).collect();
+    let got: Vec<&str> = o.violations.iter().map(|v| v.url()).collect();
     assert_eq!(got, quick);
 }
 
@@ -420,8 +420,8 @@ fn user_agents_of_one_identity_are_one_crawler() {
     let gaps: Vec<_> = o
         .violations
         .iter()
-        .filter(|v| v.kind == ViolationKind::CrawlDelay)
-        .map(|v| (v.crawler, v.url))
+        .filter(|v| v.kind() == ViolationKind::CrawlDelay)
+        .map(|v| (v.crawler(), v.url()))
         .collect();
     assert_eq!(gaps, [("python-requests", "/b")]);
     assert_eq!(o.activity.len(), 1);

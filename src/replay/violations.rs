@@ -120,30 +120,9 @@ impl Block {
     }
 
     fn row(&self, i: usize) -> ViolationRef<'_> {
-        let p = &self.rows[i];
-        let start = match i {
-            0 => 0,
-            _ => self.rows[i - 1].url_end as usize,
-        };
-        let text = |n: u32| &*self.texts[n as usize];
         ViolationRef {
-            time: p.time,
-            host: text(p.cells[HOST]),
-            crawler: text(p.cells[CRAWLER]),
-            verified: match p.flags & VERIFIED_MASK {
-                VERIFIED_FALSE => Some(false),
-                VERIFIED_TRUE => Some(true),
-                _ => None,
-            },
-            client_ip: text(p.cells[CLIENT]),
-            kind: ViolationKind::ALL[usize::from(p.kind)],
-            method: text(p.cells[METHOD]),
-            url: &self.urls[start..p.url_end as usize],
-            status: p.status,
-            rule: text(p.cells[RULE]),
-            rule_line: (p.flags & HAS_LINE != 0).then_some(p.line),
-            robots_version: (p.version != NONE).then(|| text(p.version)),
-            detail: text(p.cells[DETAIL]),
+            block: self,
+            row: i,
         }
     }
 
@@ -152,36 +131,149 @@ impl Block {
     }
 }
 
-/// One violation read from a [`Violations`] table: the row's cells,
-/// borrowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One violation read from a [`Violations`] table: a view of the row, each
+/// cell read (borrowed from the table) when asked for.
+#[derive(Clone, Copy)]
 pub struct ViolationRef<'a> {
+    block: &'a Block,
+    row: usize,
+}
+
+impl<'a> ViolationRef<'a> {
+    fn packed(&self) -> &'a Packed {
+        &self.block.rows[self.row]
+    }
+
+    fn cell(&self, which: usize) -> &'a str {
+        &self.block.texts[self.packed().cells[which] as usize]
+    }
+
     /// Request time, UTC nanoseconds.
-    pub time: i64,
+    pub fn time(&self) -> i64 {
+        self.packed().time
+    }
+
     /// The site.
-    pub host: &'a str,
+    pub fn host(&self) -> &'a str {
+        self.cell(HOST)
+    }
+
     /// The crawler identity.
-    pub crawler: &'a str,
+    pub fn crawler(&self) -> &'a str {
+        self.cell(CRAWLER)
+    }
+
     /// Verified against published ranges; `None` when none are known.
-    pub verified: Option<bool>,
+    pub fn verified(&self) -> Option<bool> {
+        match self.packed().flags & VERIFIED_MASK {
+            VERIFIED_FALSE => Some(false),
+            VERIFIED_TRUE => Some(true),
+            _ => None,
+        }
+    }
+
     /// The client address.
-    pub client_ip: &'a str,
+    pub fn client_ip(&self) -> &'a str {
+        self.cell(CLIENT)
+    }
+
     /// What the crawler did.
-    pub kind: ViolationKind,
+    pub fn kind(&self) -> ViolationKind {
+        ViolationKind::ALL[usize::from(self.packed().kind)]
+    }
+
     /// The request method.
-    pub method: &'a str,
+    pub fn method(&self) -> &'a str {
+        self.cell(METHOD)
+    }
+
     /// Path and query as logged.
-    pub url: &'a str,
+    pub fn url(&self) -> &'a str {
+        let start = match self.row {
+            0 => 0,
+            i => self.block.rows[i - 1].url_end as usize,
+        };
+        &self.block.urls[start..self.packed().url_end as usize]
+    }
+
     /// The response status.
-    pub status: u16,
+    pub fn status(&self) -> u16 {
+        self.packed().status
+    }
+
     /// The rule.
-    pub rule: &'a str,
+    pub fn rule(&self) -> &'a str {
+        self.cell(RULE)
+    }
+
     /// The rule's line in robots.txt.
-    pub rule_line: Option<u32>,
+    pub fn rule_line(&self) -> Option<u32> {
+        let p = self.packed();
+        (p.flags & HAS_LINE != 0).then_some(p.line)
+    }
+
     /// The robots.txt version.
-    pub robots_version: Option<&'a str>,
+    pub fn robots_version(&self) -> Option<&'a str> {
+        let v = self.packed().version;
+        (v != NONE).then(|| &*self.block.texts[v as usize])
+    }
+
     /// The detail.
-    pub detail: &'a str,
+    pub fn detail(&self) -> &'a str {
+        self.cell(DETAIL)
+    }
+
+    /// Its cells in the report's column order (in two tuples: the standard
+    /// traits stop at twelve), for comparing and printing.
+    #[allow(clippy::type_complexity)]
+    fn cells(
+        &self,
+    ) -> (
+        (i64, &'a str, &'a str, Option<bool>, &'a str, ViolationKind),
+        (
+            &'a str,
+            &'a str,
+            u16,
+            &'a str,
+            Option<u32>,
+            Option<&'a str>,
+            &'a str,
+        ),
+    ) {
+        (
+            (
+                self.time(),
+                self.host(),
+                self.crawler(),
+                self.verified(),
+                self.client_ip(),
+                self.kind(),
+            ),
+            (
+                self.method(),
+                self.url(),
+                self.status(),
+                self.rule(),
+                self.rule_line(),
+                self.robots_version(),
+                self.detail(),
+            ),
+        )
+    }
+}
+
+impl PartialEq for ViolationRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cells() == other.cells()
+    }
+}
+
+impl Eq for ViolationRef<'_> {}
+
+impl std::fmt::Debug for ViolationRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ViolationRef").field(&self.cells()).finish()
+    }
 }
 
 /// The violations of a run (SPEC section 9's `violations` table), compact:
@@ -362,20 +454,21 @@ impl Violations {
     pub fn owned(&self, i: usize) -> Option<Violation> {
         let p = self.place(i)?;
         let block = &self.blocks[(p >> 32) as usize];
-        let r = block.row((p & u64::from(u32::MAX)) as usize);
-        let packed = &block.rows[(p & u64::from(u32::MAX)) as usize];
+        let row = (p & u64::from(u32::MAX)) as usize;
+        let r = block.row(row);
+        let packed = &block.rows[row];
         Some(Violation {
-            time: r.time,
+            time: r.time(),
             host: block.shared(packed.cells[HOST]),
             crawler: block.shared(packed.cells[CRAWLER]),
-            verified: r.verified,
+            verified: r.verified(),
             client_ip: block.shared(packed.cells[CLIENT]),
-            kind: r.kind,
+            kind: r.kind(),
             method: block.shared(packed.cells[METHOD]),
-            url: r.url.to_string(),
-            status: r.status,
+            url: r.url().to_string(),
+            status: r.status(),
             rule: block.shared(packed.cells[RULE]),
-            rule_line: r.rule_line,
+            rule_line: r.rule_line(),
             robots_version: (packed.version != NONE).then(|| block.shared(packed.version)),
             detail: block.shared(packed.cells[DETAIL]),
         })
@@ -409,7 +502,7 @@ impl Violations {
         let this = &*self;
         let rest = |p: u64| {
             let r = this.row_at(p);
-            (r.host, r.crawler, r.url, r.kind.as_str())
+            (r.host(), r.crawler(), r.url(), r.kind().as_str())
         };
         // The time first, the other keys only between equal times, the
         // place last: places are in the order rows were added, so an
@@ -512,7 +605,7 @@ mod tests {
             (sorted[3].rule_line, sorted[4].rule_line),
             (Some(2), Some(3))
         );
-        assert_eq!(first.get(0).map(|r| r.time), Some(-7));
+        assert_eq!(first.get(0).map(|r| r.time()), Some(-7));
         assert_eq!(first.get(5), None);
     }
 

@@ -97,9 +97,9 @@ fn most_violated_rules(
 ) -> PolarsResult<Vec<(String, String, u64, usize)>> {
     let mut by_rule: HashMap<(&str, &str), (u64, HashSet<&str>)> = HashMap::new();
     for v in violations.iter() {
-        let (count, hosts) = by_rule.entry((v.kind.as_str(), v.rule)).or_default();
+        let (count, hosts) = by_rule.entry((v.kind().as_str(), v.rule())).or_default();
         *count += 1;
-        hosts.insert(v.host);
+        hosts.insert(v.host());
     }
     let mut rules: Vec<(&str, &str, u64, usize)> = by_rule
         .into_iter()
@@ -119,7 +119,7 @@ fn most_violated_rules(
 /// Times are subtracted in i128: two violations centuries apart (1700 and
 /// 2026) do not fit an i64 difference.
 fn chart(violations: &Violations, crawlers: &[String]) -> PolarsResult<String> {
-    let times = || violations.iter().map(|v| v.time);
+    let times = || violations.iter().map(|v| v.time());
     let (Some(min), Some(max)) = (times().min(), times().max()) else {
         return Ok("<p class=muted>No violations.</p>".to_string());
     };
@@ -143,8 +143,8 @@ fn chart(violations: &Violations, crawlers: &[String]) -> PolarsResult<String> {
         .collect();
     let mut counts = vec![vec![0u64; n]; crawlers.len()];
     for v in violations.iter() {
-        if let Some(&i) = index.get(v.crawler) {
-            counts[i][((i128::from(v.time) - start) / bucket) as usize] += 1;
+        if let Some(&i) = index.get(v.crawler()) {
+            counts[i][((i128::from(v.time()) - start) / bucket) as usize] += 1;
         }
     }
     let series: BTreeMap<&str, Vec<u64>> =

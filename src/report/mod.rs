@@ -300,7 +300,7 @@ fn crawlers_frame(partials: LazyFrame, violations: &Violations) -> PolarsResult<
     // Violations by crawler and kind, counted in one pass over the rows.
     let mut by_crawler: foldhash::HashMap<&str, [u64; 4]> = foldhash::HashMap::default();
     for v in violations.iter() {
-        by_crawler.entry(v.crawler).or_default()[v.kind.index()] += 1;
+        by_crawler.entry(v.crawler()).or_default()[v.kind().index()] += 1;
     }
     let mut per_violation = vec![Column::new(
         "crawler".into(),
@@ -469,7 +469,7 @@ impl Report {
         let crawlers = crawlers_frame(parts.partials, &violations)?;
         let mut totals: BTreeMap<&str, usize> = VIOLATION_KINDS.iter().map(|k| (*k, 0)).collect();
         for v in violations.iter() {
-            if let Some(total) = totals.get_mut(v.kind.as_str()) {
+            if let Some(total) = totals.get_mut(v.kind().as_str()) {
                 *total += 1;
             }
         }

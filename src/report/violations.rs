@@ -35,41 +35,41 @@ pub(crate) fn violations_frame<'t>(
     };
     type Build<'a> = Box<dyn Fn() -> PolarsResult<Column> + Send + Sync + 'a>;
     let columns: Vec<Build<'_>> = vec![
-        Box::new(|| utc(rows().map(|v| v.time).collect(), "time")),
-        Box::new(|| s("host", |v| v.host)),
-        Box::new(|| s("crawler", |v| v.crawler)),
+        Box::new(|| utc(rows().map(|v| v.time()).collect(), "time")),
+        Box::new(|| s("host", |v| v.host())),
+        Box::new(|| s("crawler", |v| v.crawler())),
         Box::new(|| {
             Ok(Column::new(
                 "verified".into(),
-                rows().map(|v| v.verified).collect::<Vec<_>>(),
+                rows().map(|v| v.verified()).collect::<Vec<_>>(),
             ))
         }),
-        Box::new(|| s("client_ip", |v| v.client_ip)),
-        Box::new(|| s("kind", |v| v.kind.as_str())),
-        Box::new(|| s("method", |v| v.method)),
-        Box::new(|| s("url", |v| v.url)),
+        Box::new(|| s("client_ip", |v| v.client_ip())),
+        Box::new(|| s("kind", |v| v.kind().as_str())),
+        Box::new(|| s("method", |v| v.method())),
+        Box::new(|| s("url", |v| v.url())),
         Box::new(|| {
             Ok(Column::new(
                 "status".into(),
-                rows().map(|v| i32::from(v.status)).collect::<Vec<_>>(),
+                rows().map(|v| i32::from(v.status())).collect::<Vec<_>>(),
             ))
         }),
-        Box::new(|| s("rule", |v| v.rule)),
+        Box::new(|| s("rule", |v| v.rule())),
         Box::new(|| {
             Ok(Column::new(
                 "rule_line".into(),
                 rows()
-                    .map(|v| v.rule_line.map(i64::from))
+                    .map(|v| v.rule_line().map(i64::from))
                     .collect::<Vec<_>>(),
             ))
         }),
         Box::new(|| {
             Ok(Column::new(
                 "robots_version".into(),
-                rows().map(|v| v.robots_version).collect::<Vec<_>>(),
+                rows().map(|v| v.robots_version()).collect::<Vec<_>>(),
             ))
         }),
-        Box::new(|| s("detail", |v| v.detail)),
+        Box::new(|| s("detail", |v| v.detail())),
     ];
     let columns = columns
         .par_iter()
@@ -139,14 +139,14 @@ impl RowSource for Violations {
         let mut last: Option<(i64, Range<usize>)> = None;
         for r in &rows {
             let span = match &last {
-                Some((t, span)) if *t == r.time => span.clone(),
+                Some((t, span)) if *t == r.time() => span.clone(),
                 _ => {
                     let from = times.len();
-                    times.push_str(&format_time(r.time));
+                    times.push_str(&format_time(r.time()));
                     from..times.len()
                 }
             };
-            last = Some((r.time, span.clone()));
+            last = Some((r.time(), span.clone()));
             spans.push(span);
         }
         let rows = &rows;
@@ -158,18 +158,18 @@ impl RowSource for Violations {
         }
         let mut columns = [
             Values::Str(Box::new(spans.iter().map(|s| Some(&times[s.clone()])))),
-            text(rows, |r| r.host),
-            text(rows, |r| r.crawler),
-            Values::Bool(Box::new(rows.iter().map(|r| r.verified))),
-            text(rows, |r| r.client_ip),
-            text(rows, |r| r.kind.as_str()),
-            text(rows, |r| r.method),
-            text(rows, |r| r.url),
-            Values::I32(Box::new(rows.iter().map(|r| Some(i32::from(r.status))))),
-            text(rows, |r| r.rule),
-            Values::I64(Box::new(rows.iter().map(|r| r.rule_line.map(i64::from)))),
-            Values::Str(Box::new(rows.iter().map(|r| r.robots_version))),
-            text(rows, |r| r.detail),
+            text(rows, |r| r.host()),
+            text(rows, |r| r.crawler()),
+            Values::Bool(Box::new(rows.iter().map(|r| r.verified()))),
+            text(rows, |r| r.client_ip()),
+            text(rows, |r| r.kind().as_str()),
+            text(rows, |r| r.method()),
+            text(rows, |r| r.url()),
+            Values::I32(Box::new(rows.iter().map(|r| Some(i32::from(r.status()))))),
+            text(rows, |r| r.rule()),
+            Values::I64(Box::new(rows.iter().map(|r| r.rule_line().map(i64::from)))),
+            Values::Str(Box::new(rows.iter().map(|r| r.robots_version()))),
+            text(rows, |r| r.detail()),
         ];
         f(&mut columns)
     }
