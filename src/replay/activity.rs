@@ -8,43 +8,34 @@
 
 use std::sync::Arc;
 
+use foldhash::{HashMap, HashMapExt};
+
 use super::any_verified;
 use crate::bots::Crawler;
 
-/// One request of an identity that a Crawl-delay may apply to.
+/// One request of an identity that a Crawl-delay may apply to (24 bytes).
 #[derive(Clone, Debug)]
 pub(crate) struct Step {
     time: i64,
     resolution: i64,
-    /// When its cached robots.txt versions all ask for a delay: the delay,
-    /// and what a violation row names.
-    delayed: Option<Box<Delayed>>,
+    /// When its cached robots.txt versions all ask for a delay: where the
+    /// row a violation names is, as its chunk's number (high 32 bits) and
+    /// its row in that chunk's [`DelayedRows`] (low 32 bits); else
+    /// [`NOT_DELAYED`].
+    delayed: u64,
 }
 
-/// What a crawl-delay violation row names of a request that must keep a
-/// delay.
-#[derive(Clone, Debug)]
-pub(crate) struct Delayed {
-    /// The smallest Crawl-delay of the cached versions, seconds.
-    pub(crate) seconds: f64,
-    pub(crate) crawler: Arc<Crawler>,
-    pub(crate) verified: Option<bool>,
-    /// Shared with the chunk's other rows ([`super::disallow::Rules::shared`]).
-    pub(crate) client: Arc<str>,
-    /// Shared as `client` is.
-    pub(crate) method: Arc<str>,
-    pub(crate) url: Box<str>,
-    pub(crate) status: u16,
-}
+/// [`Step::delayed`] of a request that need not keep a delay.
+const NOT_DELAYED: u64 = u64::MAX;
 
 impl Step {
-    /// A request at `time` (timestamps of `resolution`), and what it must
-    /// keep to, if anything.
-    pub(crate) fn new(time: i64, resolution: i64, delayed: Option<Box<Delayed>>) -> Step {
+    /// A request at `time` (timestamps of `resolution`), and the row of
+    /// its chunk's [`DelayedRows`] when it must keep a delay.
+    pub(crate) fn new(time: i64, resolution: i64, delayed: Option<u32>) -> Step {
         Step {
             time,
             resolution,
-            delayed,
+            delayed: delayed.map_or(NOT_DELAYED, u64::from),
         }
     }
 
@@ -58,9 +49,160 @@ impl Step {
         self.resolution
     }
 
-    /// The delay it must keep, when it must keep one.
-    pub(crate) fn delayed(&self) -> Option<&Delayed> {
-        self.delayed.as_deref()
+    /// The delay it must keep and what a violation row names, read from
+    /// the chunks' rows, when it must keep one.
+    pub(crate) fn delayed<'r>(&self, chunks: &'r [DelayedRows]) -> Option<Delayed<'r>> {
+        (self.delayed != NOT_DELAYED).then(|| {
+            chunks[(self.delayed >> 32) as usize].get((self.delayed & u64::from(u32::MAX)) as usize)
+        })
+    }
+
+    /// Tells the step which chunk read it (the collector does not know).
+    fn in_chunk(&mut self, chunk: u32) {
+        if self.delayed != NOT_DELAYED {
+            self.delayed = (u64::from(chunk) << 32) | (self.delayed & u64::from(u32::MAX));
+        }
+    }
+}
+
+/// One delayed request's row, 32 bytes: the delay, and numbers of its
+/// chunk's crawlers and texts.
+#[derive(Clone, Copy, Debug)]
+struct DelayedRow {
+    seconds: f64,
+    /// Where its URL ends in the arena (it starts where the previous
+    /// row's ends).
+    url_end: u32,
+    crawler: u32,
+    client: u32,
+    method: u32,
+    status: u16,
+    verified: Option<bool>,
+}
+
+/// What crawl-delay violation rows name of one chunk's requests that must
+/// keep a delay: per request 32 bytes and its URL in one arena, each
+/// crawler, address and method once (found by the address of its shared
+/// `Arc`).
+#[derive(Debug, Default)]
+pub(crate) struct DelayedRows {
+    rows: Vec<DelayedRow>,
+    urls: String,
+    crawlers: Vec<Arc<Crawler>>,
+    texts: Vec<Arc<str>>,
+    /// An `Arc`'s address to its number in `crawlers` or `texts`.
+    ids: HashMap<usize, u32>,
+}
+
+/// A delayed request's row, read from its chunk's [`DelayedRows`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Delayed<'r> {
+    rows: &'r DelayedRows,
+    row: usize,
+}
+
+impl DelayedRows {
+    /// Adds a row; `None` when the chunk holds as many as its numbers can
+    /// count (the request is then judged without a delay, which no real
+    /// chunk reaches: a chunk is megabytes, the limit billions).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn push(
+        &mut self,
+        seconds: f64,
+        crawler: &Arc<Crawler>,
+        verified: Option<bool>,
+        client: &Arc<str>,
+        method: &Arc<str>,
+        url: &str,
+        status: u16,
+    ) -> Option<u32> {
+        let row = u32::try_from(self.rows.len()).ok()?;
+        let url_end = u32::try_from(self.urls.len() + url.len()).ok()?;
+        let DelayedRows {
+            crawlers,
+            texts,
+            ids,
+            ..
+        } = self;
+        let mut text = |t: &Arc<str>| {
+            *ids.entry(Arc::as_ptr(t).cast::<u8>() as usize)
+                .or_insert_with(|| {
+                    texts.push(t.clone());
+                    (texts.len() - 1) as u32
+                })
+        };
+        let (client, method) = (text(client), text(method));
+        let crawler = *ids.entry(Arc::as_ptr(crawler) as usize).or_insert_with(|| {
+            crawlers.push(crawler.clone());
+            (crawlers.len() - 1) as u32
+        });
+        self.urls.push_str(url);
+        self.rows.push(DelayedRow {
+            seconds,
+            url_end,
+            crawler,
+            client,
+            method,
+            status,
+            verified,
+        });
+        Some(row)
+    }
+
+    /// The chunk is read: the address map goes, the vectors are trimmed.
+    pub(crate) fn seal(&mut self) {
+        self.ids = HashMap::new();
+        self.rows.shrink_to_fit();
+        self.urls.shrink_to_fit();
+    }
+
+    fn get(&self, row: usize) -> Delayed<'_> {
+        Delayed { rows: self, row }
+    }
+}
+
+impl<'r> Delayed<'r> {
+    fn row(&self) -> &'r DelayedRow {
+        &self.rows.rows[self.row]
+    }
+
+    /// The smallest Crawl-delay of the cached versions, seconds.
+    pub(crate) fn seconds(&self) -> f64 {
+        self.row().seconds
+    }
+
+    /// The crawler the request was identified as.
+    pub(crate) fn crawler(&self) -> &'r Arc<Crawler> {
+        &self.rows.crawlers[self.row().crawler as usize]
+    }
+
+    /// Its verification.
+    pub(crate) fn verified(&self) -> Option<bool> {
+        self.row().verified
+    }
+
+    /// The client address, shared with the chunk's other rows.
+    pub(crate) fn client(&self) -> &'r Arc<str> {
+        &self.rows.texts[self.row().client as usize]
+    }
+
+    /// The method, shared as the client is.
+    pub(crate) fn method(&self) -> &'r Arc<str> {
+        &self.rows.texts[self.row().method as usize]
+    }
+
+    /// The URL as logged.
+    pub(crate) fn url(&self) -> &'r str {
+        let start = match self.row {
+            0 => 0,
+            i => self.rows.rows[i - 1].url_end as usize,
+        };
+        &self.rows.urls[start..self.row().url_end as usize]
+    }
+
+    /// The response status.
+    pub(crate) fn status(&self) -> u16 {
+        self.row().status
     }
 }
 
@@ -165,6 +307,13 @@ impl Activity {
             (Some(mine), Some(theirs)) => mine.extend(theirs),
             (mine @ None, theirs) => *mine = theirs,
             (Some(_), None) => {}
+        }
+    }
+
+    /// Tells its steps which chunk read them.
+    pub(crate) fn in_chunk(&mut self, chunk: u32) {
+        for step in self.steps.iter_mut().flatten() {
+            step.in_chunk(chunk);
         }
     }
 

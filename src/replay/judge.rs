@@ -7,7 +7,7 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
-use super::activity::Step;
+use super::activity::{DelayedRows, Step};
 use super::state::{Fetch, LastRequest, State, prune};
 use super::{
     Activity, Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, FindingKind,
@@ -238,6 +238,7 @@ pub(super) const STEPS_PER_TASK: usize = 1 << 14;
 /// joined in order.
 fn crawl_delay(
     ctx: &Context,
+    delayed_rows: &[DelayedRows],
     host: &str,
     identity: &Arc<str>,
     steps: &[Step],
@@ -269,20 +270,21 @@ fn crawl_delay(
             let mut found = Violations::default();
             for step in run_steps {
                 let t = step.time();
-                if let (Some(delayed), Some((prev, prev_res))) = (step.delayed(), last) {
+                if let (Some(delayed), Some((prev, prev_res))) = (step.delayed(delayed_rows), last)
+                {
                     // In i128: two requests centuries apart (a log dated
                     // 1700 and 2026) overflow an i64 difference.
                     let gap = (i128::from(t) - i128::from(prev)) as f64;
                     let resolution = i128::from(step.resolution().max(prev_res)) as f64;
-                    if gap + resolution < seconds_to_nanos_f64(delayed.seconds) {
+                    if gap + resolution < seconds_to_nanos_f64(delayed.seconds()) {
                         let interval = points.partition_point(|&p| p <= t);
                         let (rule, line, version) = named
-                            .entry((Arc::as_ptr(&delayed.crawler) as usize, interval))
+                            .entry((Arc::as_ptr(delayed.crawler()) as usize, interval))
                             .or_insert_with(|| {
                                 let now = snap.policy_at(host, t);
                                 let (rule, line) = now
                                     .as_ref()
-                                    .and_then(|p| delay(p, &delayed.crawler))
+                                    .and_then(|p| delay(p, delayed.crawler()))
                                     .map_or((String::new(), None), |(_, rule, line)| {
                                         (rule, Some(line))
                                     });
@@ -297,19 +299,19 @@ fn crawl_delay(
                             time: t,
                             host: host_cell.clone(),
                             crawler: identity.clone(),
-                            verified: delayed.verified,
-                            client_ip: delayed.client.clone(),
+                            verified: delayed.verified(),
+                            client_ip: delayed.client().clone(),
                             kind: ViolationKind::CrawlDelay,
-                            method: delayed.method.clone(),
-                            url: delayed.url.to_string(),
-                            status: delayed.status,
+                            method: delayed.method().clone(),
+                            url: delayed.url().to_string(),
+                            status: delayed.status(),
                             rule,
                             rule_line: line,
                             robots_version: version,
                             detail: texts.get(&format!(
                                 "gap {} < {}",
                                 format_seconds(gap),
-                                format_seconds(seconds_to_nanos_f64(delayed.seconds))
+                                format_seconds(seconds_to_nanos_f64(delayed.seconds()))
                             )),
                         });
                     }
@@ -335,7 +337,7 @@ struct HostData {
     referred_until: Option<i64>,
 }
 
-fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
+fn judge_host(ctx: &Context, delayed: &[DelayedRows], host: &str, data: HostData) -> HostResult {
     let HostData {
         identities,
         fetches: mut engine_fetches,
@@ -380,7 +382,15 @@ fn judge_host(ctx: &Context, host: &str, data: HostData) -> HostResult {
             .filter(|l| l.time <= activity.first());
         now = now.max(Some(activity.last().0));
         if let Some(steps) = activity.take_steps() {
-            crawl_delay(ctx, host, &name, &steps, prior, &mut out.violations);
+            crawl_delay(
+                ctx,
+                delayed,
+                host,
+                &name,
+                &steps,
+                prior,
+                &mut out.violations,
+            );
         }
         let last_robots = activity
             .last_robots()
@@ -631,12 +641,18 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     // Disallow violations, decided by the collectors, per chunk in file
     // order (their blocks moved, below, into the table).
     let mut chunk_violations: Vec<Violations> = Vec::with_capacity(collectors.len());
+    // What the chunks' delayed requests name, by chunk number (the steps
+    // point into them).
+    let mut delayed: Vec<DelayedRows> = Vec::with_capacity(collectors.len());
     // Chunks in file order: each one's activity comes after the previous
     // ones'.
     for c in collectors {
         counts.add(&c.counts);
         chunk_violations.push(c.violations);
-        for charged in c.charged {
+        let chunk = u32::try_from(delayed.len()).expect("fewer than 2^32 chunks");
+        delayed.push(c.delayed);
+        for mut charged in c.charged {
+            charged.activity.in_chunk(chunk);
             let data = by_host.entry(charged.host).or_default();
             match data.identities.get_mut(&charged.identity) {
                 Some(activity) => activity.merge(charged.activity),
@@ -661,7 +677,7 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     by_host.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let results: Vec<HostResult> = by_host
         .into_par_iter()
-        .map(|(host, data)| judge_host(ctx, &host, data))
+        .map(|(host, data)| judge_host(ctx, &delayed, &host, data))
         .collect();
     // The judged hosts' violations join the Disallow ones: blocks moved,
     // not rows copied.

@@ -53,7 +53,7 @@ use crate::logs::{Request, Sink};
 use crate::shard::Shard;
 use crate::snapshot::Snapshot;
 use crate::time::HOUR;
-use activity::{Activity, Delayed, Step};
+use activity::{Activity, DelayedRows, Step};
 
 pub use disallow::Lookups;
 pub(crate) use judge::merge_unknown_hosts;
@@ -503,6 +503,9 @@ pub struct Collector<'c> {
     pub(crate) charged: Vec<Charged>,
     /// Disallow violations, in file order.
     pub(crate) violations: Violations,
+    /// What crawl-delay rows name of the chunk's requests that must keep
+    /// a delay (the steps point into it).
+    pub(crate) delayed: DelayedRows,
     /// Engine crawlers' 2xx fetches of the snapshot's pages (of any page
     /// with `--state`: the next night may judge them), in file order.
     pub(crate) fetches: Vec<(Arc<str>, EngineFetch)>,
@@ -536,6 +539,7 @@ impl<'c> Collector<'c> {
             charged_ids: HashMap::new(),
             charged: Vec::new(),
             violations: Violations::default(),
+            delayed: DelayedRows::default(),
             fetches: Vec::new(),
             referrals: Vec::new(),
             referred_until: HashMap::new(),
@@ -682,6 +686,7 @@ impl<'c> Collector<'c> {
             charged_ids,
             charged,
             violations,
+            delayed,
             fetches,
             counts,
             ..
@@ -770,16 +775,11 @@ impl<'c> Collector<'c> {
             Step::new(
                 t,
                 request.resolution(),
-                judged.delay.map(|seconds| {
-                    Box::new(Delayed {
-                        seconds,
-                        crawler: crawler.clone(),
-                        verified,
-                        client: rules.shared(&client),
-                        method: rules.shared(&method),
-                        url: target.as_ref().into(),
-                        status,
-                    })
+                judged.delay.and_then(|seconds| {
+                    let (client, method) = (rules.shared(&client), rules.shared(&method));
+                    delayed.push(
+                        seconds, crawler, verified, &client, &method, &target, status,
+                    )
                 }),
             )
         });
@@ -907,6 +907,7 @@ impl Sink for Collector<'_> {
     /// Frees the chunk's caches and hands its unknown hosts to the run, so
     /// that a collector kept until the replay holds only its evidence.
     fn finish(&mut self) {
+        self.delayed.seal();
         self.agents = HashMap::new();
         self.met = Vec::new();
         self.met_by_address = HashMap::new();
