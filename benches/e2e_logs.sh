@@ -161,4 +161,4 @@ fi
 # per request is bounded by what is unique; the violations table is not).
 rows=$(python3 -c "import json,sys; v=json.load(open(sys.argv[1]))['violations']; print(sum(v.values()))" "$DIR/report/summary.json")
 awk -v a="${RSS[crawlaudit audit (plain)]}" -v l="${RSS[crawlaudit logs (plain)]}" -v k="$rows" \
-  'BEGIN { printf "audit memory: %.0f MB beyond reading, %d violation rows: %.0f bytes per violation row (the compact table: 48-byte rows, URLs and repeated cells held once per block, and the sorted order)\n", (a-l)/1024, k, (a-l)*1024/k }'
+  'BEGIN { printf "audit memory: %.0f MB beyond reading, %d violation rows: %.0f bytes per violation row (the peak beyond that of reading, over the rows: the table itself is 48 bytes a row, its URL and 8 bytes of order; the rest is the working set of the judge)\n", (a-l)/1024, k, (a-l)*1024/k }'
