@@ -1,4 +1,8 @@
-//! Judging, per host and in time order.
+//! The ordered stage: the chunks' kept requests gathered per host (in
+//! file order), each host judged on its own (in parallel over hosts) by
+//! the rule modules (`crawl_delay`, `noindex`, `findings`), and the
+//! hosts' results joined into the run's outcome, sorted as the report
+//! lists it.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -7,18 +11,14 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
-use super::activity::{DelayedRows, Step};
+use super::activity::DelayedRows;
 use super::state::{Fetch, LastRequest, State, prune};
 use super::{
-    Activity, Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, FindingKind,
-    MAX_UNKNOWN_HOSTS, OTHER_HOSTS, Outcome, Referral, UnknownHosts, Violation, ViolationKind,
+    Activity, Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, Outcome, Referral,
     Violations,
 };
-use crate::bots::Crawler;
+use super::{crawl_delay, findings, noindex};
 use crate::robots::target_path;
-use crate::snapshot::Policy;
-use crate::text::Interner;
-use crate::time::{format_seconds, format_time, seconds_to_nanos_f64};
 
 /// The path-and-query a request or referral is judged on.
 pub(crate) fn path_of(target: &str) -> Cow<'_, str> {
@@ -52,16 +52,6 @@ pub(crate) fn is_robots_txt(path: &str) -> bool {
     path.split('?').next() == Some("/robots.txt")
 }
 
-/// The crawl delay `crawler` must keep under `policy` (seconds), with the
-/// rule and line that ask for it.
-fn delay(policy: &Policy<'_>, crawler: &Crawler) -> Option<(f64, String, u32)> {
-    let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
-    policy
-        .group_for(&tokens, crawler.obeys_global())?
-        .crawl_delay()
-        .map(|d| (d.seconds(), d.rule(), d.line()))
-}
-
 #[derive(Default)]
 struct HostResult {
     host: String,
@@ -75,254 +65,26 @@ struct HostResult {
 
 /// A crawler identity on one host: its name, its requests, and its last
 /// robots.txt fetch (this run's, or carried over).
-struct Identity {
+pub(super) struct Identity {
     name: Arc<str>,
     activity: Activity,
     last_robots: Option<i64>,
 }
 
-/// How many crawler names a `noindex-unseen` row lists before `and N more`.
-pub(crate) const UNSEEN_NAMES: usize = 5;
-
-/// What decides which pages are `noindex-unseen` for a crawler identity:
-/// identities with one key see the same rules, so they are judged once.
-#[derive(Hash, PartialEq, Eq)]
-struct UnseenKey {
-    /// The robots.txt policy at the identity's last request ([`Policy::key`]).
-    policy: (usize, usize),
-    /// The group its tokens select ([`crate::robots::Group::key`]); none for
-    /// the complete disallow of a 5xx answer.
-    group: (usize, usize, usize),
-    /// Its meta names that some page of the host addresses, sorted: the
-    /// others match no rule.
-    names: Vec<String>,
-    /// How many page versions' starts are at or before its last request:
-    /// which version of every page is in force.
-    epoch: usize,
-}
-
-/// The `noindex-unseen` findings of a host: a URL with `noindex` for a
-/// crawler that robots.txt forbids that crawler to fetch (as of its last
-/// request), so that it can never see the `noindex`. One row per URL and
-/// (directive, rule), naming the crawlers (the first [`UNSEEN_NAMES`],
-/// sorted) and counting them: the rows are bounded by the site's pages,
-/// whatever User-Agents a log invents, and crawlers that see the same
-/// rules are judged once.
-fn noindex_unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> {
-    let snap = ctx.snapshot();
-    let Some(timeline) = snap.host(host) else {
-        return Vec::new();
-    };
-    if timeline.pages().is_empty() {
-        return Vec::new();
+impl Identity {
+    /// Its name (`Googlebot`, `Googlebot (unverified)`).
+    pub(super) fn name(&self) -> &Arc<str> {
+        &self.name
     }
-    // The meta names the host's pages address, and the starts of their
-    // versions.
-    let mut scopes: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-    let mut starts: Vec<i64> = Vec::new();
-    for version in timeline.pages().values().flatten() {
-        starts.push(version.from());
-        scopes.extend(version.rules().sources().iter().filter_map(|s| s.scope()));
-    }
-    starts.sort_unstable();
-    starts.dedup();
-    // Identities by what decides for them; each key's first identity
-    // stands for all (names in order: `seen` is sorted).
-    let mut keys: HashMap<UnseenKey, usize> = HashMap::new();
-    let mut judged: Vec<(Policy<'_>, &Crawler, i64, Vec<&str>)> = Vec::new();
-    for seen in seen {
-        let (identity, crawler) = (&seen.name, seen.activity.crawler());
-        let last_time = seen.activity.last().0;
-        if seen.activity.first_verified() == Some(false) {
-            continue;
-        }
-        let Some(policy) = snap.policy_at(host, last_time) else {
-            continue;
-        };
-        let group = match &policy {
-            Policy::Rules { robots, .. } => {
-                let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
-                robots.group_for(&tokens, crawler.obeys_global()).key()
-            }
-            Policy::DisallowAll { .. } => (0, 0, 0),
-            Policy::AllowAll { .. } => continue,
-        };
-        let mut names: Vec<String> = crawler
-            .meta_names()
-            .iter()
-            .map(|n| n.trim().to_ascii_lowercase())
-            .filter(|n| scopes.contains(n.as_str()))
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        let (tag, version) = policy.key();
-        let key = UnseenKey {
-            policy: (tag, version as usize),
-            group,
-            names,
-            epoch: starts.partition_point(|&f| f <= last_time),
-        };
-        let next = judged.len();
-        let k = *keys.entry(key).or_insert(next);
-        if k == next {
-            judged.push((policy, &**crawler, last_time, Vec::new()));
-        }
-        judged[k].3.push(identity.as_ref());
-    }
-    // (URL, detail) to the keys it holds for.
-    let mut rows: BTreeMap<(&str, String), Vec<usize>> = BTreeMap::new();
-    for (k, (policy, crawler, last_time, _)) in judged.iter().enumerate() {
-        let names: Vec<&str> = crawler.meta_names().iter().map(String::as_str).collect();
-        let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
-        let group = match policy {
-            Policy::Rules { robots, .. } => Some(robots.group_for(&tokens, crawler.obeys_global())),
-            _ => None,
-        };
-        for (url, versions) in timeline.pages() {
-            let i = versions.partition_point(|v| v.from() <= *last_time);
-            let Some(page) = i.checked_sub(1).map(|i| &versions[i]) else {
-                continue;
-            };
-            let eff = page.rules().effective(&names);
-            let Some(noindex) = eff.get("noindex") else {
-                continue;
-            };
-            let blocked_by = match &group {
-                Some(group) => {
-                    let verdict = group.check(url.as_bytes());
-                    if verdict.allowed() {
-                        continue;
-                    }
-                    verdict.rule().map(|r| r.to_string()).unwrap_or_default()
-                }
-                None => "robots.txt 5xx".to_string(),
-            };
-            let detail = format!(
-                "{noindex} cannot be seen: robots.txt forbids fetching the page ({blocked_by})"
-            );
-            rows.entry((url.as_str(), detail)).or_default().push(k);
-        }
-    }
-    rows.into_iter()
-        .map(|((url, detail), ks)| {
-            let count: usize = ks.iter().map(|&k| judged[k].3.len()).sum();
-            let mut first: Vec<&str> = ks
-                .iter()
-                .flat_map(|&k| judged[k].3.iter().take(UNSEEN_NAMES).copied())
-                .collect();
-            first.sort_unstable();
-            first.truncate(UNSEEN_NAMES);
-            let mut crawler = first.join(", ");
-            if count > first.len() {
-                crawler.push_str(&format!(" and {} more", count - first.len()));
-            }
-            Finding {
-                kind: FindingKind::NoindexUnseen,
-                host: host.to_string(),
-                crawler,
-                url: url.to_string(),
-                count: count as u64,
-                detail,
-            }
-        })
-        .collect()
-}
 
-/// Steps one task of [`crawl_delay`] walks.
-pub(super) const STEPS_PER_TASK: usize = 1 << 14;
+    /// Its requests on the host, added up.
+    pub(super) fn activity(&self) -> &Activity {
+        &self.activity
+    }
 
-/// The crawl-delay violations of one identity on a host: each request
-/// that must keep a delay, against the request before it (the previous
-/// night's last, for the first). Each request needs only the one before
-/// it, so the steps are walked in parallel runs, and the runs' violations
-/// joined in order.
-fn crawl_delay(
-    ctx: &Context,
-    delayed_rows: &[DelayedRows],
-    host: &str,
-    identity: &Arc<str>,
-    steps: &[Step],
-    prior: Option<&LastRequest>,
-    violations: &mut Violations,
-) {
-    let snap = ctx.snapshot();
-    let host_cell: Arc<str> = host.into();
-    // The policy in force changes only at these points: between two, the
-    // rule, line and version a violation names are looked up once.
-    let points = snap.policy_change_points(host);
-    let runs: Vec<Violations> = steps
-        .par_chunks(STEPS_PER_TASK)
-        .enumerate()
-        .map(|(run, run_steps)| {
-            let mut last = match run {
-                0 => prior.map(|l| (l.time, l.resolution)),
-                _ => {
-                    let before = &steps[run * STEPS_PER_TASK - 1];
-                    Some((before.time(), before.resolution()))
-                }
-            };
-            // The violations' repeated cells, shared.
-            let mut texts = Interner::default();
-            // Per crawler (by address) and interval between change points:
-            // the rule, its line and the version.
-            type Named = (Arc<str>, Option<u32>, Option<Arc<str>>);
-            let mut named: HashMap<(usize, usize), Named> = HashMap::new();
-            let mut found = Violations::default();
-            for step in run_steps {
-                let t = step.time();
-                if let (Some(delayed), Some((prev, prev_res))) = (step.delayed(delayed_rows), last)
-                {
-                    // In i128: two requests centuries apart (a log dated
-                    // 1700 and 2026) overflow an i64 difference.
-                    let gap = (i128::from(t) - i128::from(prev)) as f64;
-                    let resolution = i128::from(step.resolution().max(prev_res)) as f64;
-                    if gap + resolution < seconds_to_nanos_f64(delayed.seconds()) {
-                        let interval = points.partition_point(|&p| p <= t);
-                        let (rule, line, version) = named
-                            .entry((Arc::as_ptr(delayed.crawler()) as usize, interval))
-                            .or_insert_with(|| {
-                                let now = snap.policy_at(host, t);
-                                let (rule, line) = now
-                                    .as_ref()
-                                    .and_then(|p| delay(p, delayed.crawler()))
-                                    .map_or((String::new(), None), |(_, rule, line)| {
-                                        (rule, Some(line))
-                                    });
-                                (
-                                    texts.get(&rule),
-                                    line,
-                                    now.map(|p| texts.get(p.version().name())),
-                                )
-                            })
-                            .clone();
-                        found.push(Violation {
-                            time: t,
-                            host: host_cell.clone(),
-                            crawler: identity.clone(),
-                            verified: delayed.verified(),
-                            client_ip: delayed.client().clone(),
-                            kind: ViolationKind::CrawlDelay,
-                            method: delayed.method().clone(),
-                            url: delayed.url().to_string(),
-                            status: delayed.status(),
-                            rule,
-                            rule_line: line,
-                            robots_version: version,
-                            detail: texts.get(&format!(
-                                "gap {} < {}",
-                                format_seconds(gap),
-                                format_seconds(seconds_to_nanos_f64(delayed.seconds()))
-                            )),
-                        });
-                    }
-                }
-                last = Some((t, step.resolution()));
-            }
-            found
-        })
-        .collect();
-    for run in runs {
-        violations.append(run);
+    /// Its last robots.txt fetch: this run's, or the previous night's.
+    pub(super) fn last_robots(&self) -> Option<i64> {
+        self.last_robots
     }
 }
 
@@ -373,8 +135,6 @@ fn judge_host(ctx: &Context, delayed: &[DelayedRows], host: &str, data: HostData
     // and the next night need.
     let mut seen: Vec<Identity> = Vec::with_capacity(identities.len());
     let mut now = referred_until;
-    // The violations' repeated cells, shared.
-    let mut texts = Interner::default();
     for (name, mut activity) in identities {
         // Carried over from the previous run, when it came before.
         let prior = prior_last
@@ -382,7 +142,7 @@ fn judge_host(ctx: &Context, delayed: &[DelayedRows], host: &str, data: HostData
             .filter(|l| l.time <= activity.first());
         now = now.max(Some(activity.last().0));
         if let Some(steps) = activity.take_steps() {
-            crawl_delay(
+            crawl_delay::violations(
                 ctx,
                 delayed,
                 host,
@@ -404,124 +164,13 @@ fn judge_host(ctx: &Context, delayed: &[DelayedRows], host: &str, data: HostData
 
     // noindex and unavailable-after: an engine showed a page after its
     // crawler saw the rule.
-    for referral in &referrals {
-        let Some(engine) = ctx.catalogue().engine(&referral.engine) else {
-            continue;
-        };
-        let index = engine.index();
-        let deadline = referral.time.saturating_sub(settings.index_grace);
-        let url = path_of(&referral.target).into_owned();
-        for crawler in ctx
-            .catalogue()
-            .crawlers()
-            .iter()
-            .filter(|c| c.engine() == Some(index))
-        {
-            let by_url = fetches.get(crawler.name());
-            let lookup = |u: &str| by_url.and_then(|m| m.get(u));
-            let (page_url, list) = match lookup(&url) {
-                Some(l) => (url.clone(), l),
-                None => match without_tracking(&url).and_then(|u| lookup(&u).map(|l| (u, l))) {
-                    Some(found) => found,
-                    None => continue,
-                },
-            };
-            let Some(fetch) = list
-                .iter()
-                .filter(|f| f.time <= deadline)
-                .max_by_key(|f| f.time)
-            else {
-                continue;
-            };
-            let versions = snap.page_versions_during(host, &page_url, fetch.time, referral.time);
-            if versions.is_empty() {
-                continue;
-            }
-            let names: Vec<&str> = crawler.meta_names().iter().map(String::as_str).collect();
-            let effective: Vec<_> = versions
-                .iter()
-                .map(|v| v.rules().effective(&names))
-                .collect();
-            let shown = effective.last().expect("versions is not empty");
-            let (kind, rule) = if effective.iter().all(|e| e.noindex()) {
-                (
-                    ViolationKind::Noindex,
-                    shown
-                        .get("noindex")
-                        .map(|r| r.to_string())
-                        .unwrap_or_default(),
-                )
-            } else if effective.iter().all(|e| {
-                e.unavailable_after()
-                    .is_some_and(|u| i64::try_from(u.as_nanosecond()).is_ok_and(|u| u < deadline))
-            }) {
-                (
-                    ViolationKind::UnavailableAfter,
-                    shown
-                        .get("unavailable_after")
-                        .map(|r| r.to_string())
-                        .unwrap_or_default(),
-                )
-            } else {
-                continue;
-            };
-            out.violations.push(Violation {
-                time: referral.time,
-                host: texts.get(host),
-                crawler: texts.get(crawler.name()),
-                verified: fetch.verified,
-                client_ip: texts.get(&fetch.client),
-                kind,
-                method: texts.get(&fetch.method),
-                url: page_url.clone(),
-                status: fetch.status,
-                rule: texts.get(&rule),
-                rule_line: None,
-                robots_version: None,
-                detail: format!(
-                    "referrer {}; crawler fetched {}",
-                    referral.via,
-                    format_time(fetch.time)
-                )
-                .into(),
-            });
-        }
-    }
+    noindex::shown_despite_rules(ctx, host, &referrals, &fetches, &mut out.violations);
 
     // Findings of this host, crawler by crawler in name order.
     seen.sort_by(|a, b| a.name.cmp(&b.name));
-    for s in &seen {
-        let identity = s.name.to_string();
-        let (crawler, requests) = (s.activity.crawler(), s.activity.requests());
-        if s.activity.first_verified() == Some(false) {
-            out.findings.push(Finding {
-                kind: FindingKind::SpoofedAgent,
-                host: host.to_string(),
-                crawler: identity.clone(),
-                url: String::new(),
-                count: requests,
-                detail: format!(
-                    "{} requests claim to be {} from outside its published ranges ({}), e.g. from {}",
-                    requests,
-                    crawler.name(),
-                    crawler.ip_range_files().join(", "),
-                    s.activity.sample_ip()
-                ),
-            });
-        }
-        if s.activity.robots_fetches() == 0 && s.last_robots.is_none() {
-            out.findings.push(Finding {
-                kind: FindingKind::NoRobotsFetch,
-                host: host.to_string(),
-                crawler: identity.clone(),
-                url: String::new(),
-                count: requests,
-                detail: format!("{requests} requests, no /robots.txt fetch in the window"),
-            });
-        }
-    }
+    out.findings = findings::of_identities(host, &seen);
     if judged_host {
-        out.findings.extend(noindex_unseen(ctx, host, &seen));
+        out.findings.extend(noindex::unseen(ctx, host, &seen));
     }
 
     // The report's per-crawler rows.
@@ -563,63 +212,6 @@ fn judge_host(ctx: &Context, delayed: &[DelayedRows], host: &str, data: HostData
         }
     }
     out
-}
-
-/// What the `detail` of the `unknown-host` row of the hosts past
-/// [`MAX_UNKNOWN_HOSTS`] says after its count.
-const OTHER_HOSTS_DETAIL: &str = " requests for other hosts the snapshot does not describe";
-
-/// The `unknown-host` findings: a row per named host, and one for the
-/// others.
-fn unknown_host_findings(unknown_hosts: UnknownHosts) -> Vec<Finding> {
-    let mut rows: Vec<Finding> = unknown_hosts
-        .named
-        .into_iter()
-        .map(|(host, n)| Finding {
-            kind: FindingKind::UnknownHost,
-            host: host.to_string(),
-            crawler: String::new(),
-            url: String::new(),
-            count: n,
-            detail: format!("{n} requests for a host the snapshot does not describe"),
-        })
-        .collect();
-    if unknown_hosts.other > 0 {
-        let n = unknown_hosts.other;
-        rows.push(Finding {
-            kind: FindingKind::UnknownHost,
-            host: OTHER_HOSTS.to_string(),
-            crawler: String::new(),
-            url: String::new(),
-            count: n,
-            detail: format!(
-                "{n}{OTHER_HOSTS_DETAIL} (the first {MAX_UNKNOWN_HOSTS} in byte order are named)"
-            ),
-        });
-    }
-    rows
-}
-
-/// The `unknown-host` findings of shard reports added up as one run
-/// would have written them: each shard named its own first hosts, so the
-/// first of all are among them with whole counts (`merge`).
-pub(crate) fn merge_unknown_hosts(findings: &mut Vec<Finding>) {
-    let mut all = UnknownHosts::default();
-    findings.retain(|f| {
-        if f.kind != FindingKind::UnknownHost {
-            return true;
-        }
-        let other = f.host == OTHER_HOSTS
-            && f.detail
-                .starts_with(&format!("{}{OTHER_HOSTS_DETAIL}", f.count));
-        if other {
-            all.other = all.other.saturating_add(f.count);
-        } else {
-            all.add(&Arc::from(f.host.as_str()), f.count);
-        }
-        false
-    });
-    findings.extend(unknown_host_findings(all));
 }
 
 /// Judges everything the collectors kept (in file order) and returns the
@@ -703,39 +295,10 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     if let Some(prior) = ctx.state() {
         outcome.state = State::next(prior, judged_hosts);
     }
-    let snap = ctx.snapshot();
-    for (host, timeline) in snap.hosts() {
-        if ctx.settings.shard.is_some_and(|s| !s.owns(Some(host))) {
-            continue;
-        }
-        for version in timeline.robots_versions() {
-            if let crate::snapshot::RobotsAnswer::Rules(robots) = version.answer() {
-                let lines = robots.noindex_lines();
-                if !lines.is_empty() {
-                    let shown: Vec<String> = lines
-                        .iter()
-                        .take(3)
-                        .map(|l| format!("line {}: Noindex: {}", l.line, l.value))
-                        .collect();
-                    outcome.findings.push(Finding {
-                        kind: FindingKind::RobotsNoindexLine,
-                        host: host.to_string(),
-                        crawler: String::new(),
-                        url: "/robots.txt".into(),
-                        count: lines.len() as u64,
-                        detail: format!(
-                            "{} (in {}); no major crawler obeys Noindex in robots.txt since 2019",
-                            shown.join("; "),
-                            version.name()
-                        ),
-                    });
-                }
-            }
-        }
-    }
+    outcome.findings.extend(findings::robots_noindex_lines(ctx));
     outcome
         .findings
-        .extend(unknown_host_findings(unknown_hosts));
+        .extend(findings::unknown_hosts(unknown_hosts));
     // The chunks' and hosts' working sets are freed: back to the system
     // before the sort adds the table's order.
     crate::memory::give_back_freed();

@@ -37,9 +37,12 @@
 //! ```
 
 mod activity;
+mod crawl_delay;
 mod disallow;
+mod findings;
 mod judge;
 mod kinds;
+mod noindex;
 mod state;
 mod violations;
 
@@ -56,7 +59,7 @@ use crate::time::HOUR;
 use activity::{Activity, DelayedRows, Step};
 
 pub use disallow::Lookups;
-pub(crate) use judge::merge_unknown_hosts;
+pub(crate) use findings::merge_unknown_hosts;
 pub use judge::replay;
 pub use kinds::{FINDING_KINDS, FindingKind, VIOLATION_KINDS, ViolationKind};
 pub use state::{Fetch, LastRequest, State};

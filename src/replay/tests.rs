@@ -296,7 +296,7 @@ fn crawl_delay_runs_join_at_their_edges() {
             "User-agent: *\nCrawl-delay: 10\n",
         )],
     ));
-    let n = 2 * super::judge::STEPS_PER_TASK + 7;
+    let n = 2 * super::crawl_delay::STEPS_PER_TASK + 7;
     let mut lines = Vec::with_capacity(n);
     let mut t = 0u32;
     let mut want = 0;

@@ -1,0 +1,142 @@
+//! Findings (SPEC section 9's `findings` table): reported, not violations.
+//! Per crawler identity and host, `spoofed-agent` and `no-robots-fetch`;
+//! per robots.txt version, `robots-noindex-line`; per host the snapshot
+//! does not describe, `unknown-host`. (`noindex-unseen` is in `noindex`.)
+
+use std::sync::Arc;
+
+use super::judge::Identity;
+use super::{Context, Finding, FindingKind, MAX_UNKNOWN_HOSTS, OTHER_HOSTS, UnknownHosts};
+
+/// The findings of a host's crawler identities (`seen`, in name order):
+/// `spoofed-agent` when the identity's first request came from outside
+/// the crawler's published ranges, `no-robots-fetch` when it never fetched
+/// /robots.txt in the window (nor in the previous night's state).
+pub(super) fn of_identities(host: &str, seen: &[Identity]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for s in seen {
+        let identity = s.name().to_string();
+        let (crawler, requests) = (s.activity().crawler(), s.activity().requests());
+        if s.activity().first_verified() == Some(false) {
+            findings.push(Finding {
+                kind: FindingKind::SpoofedAgent,
+                host: host.to_string(),
+                crawler: identity.clone(),
+                url: String::new(),
+                count: requests,
+                detail: format!(
+                    "{} requests claim to be {} from outside its published ranges ({}), e.g. from {}",
+                    requests,
+                    crawler.name(),
+                    crawler.ip_range_files().join(", "),
+                    s.activity().sample_ip()
+                ),
+            });
+        }
+        if s.activity().robots_fetches() == 0 && s.last_robots().is_none() {
+            findings.push(Finding {
+                kind: FindingKind::NoRobotsFetch,
+                host: host.to_string(),
+                crawler: identity.clone(),
+                url: String::new(),
+                count: requests,
+                detail: format!("{requests} requests, no /robots.txt fetch in the window"),
+            });
+        }
+    }
+    findings
+}
+
+/// The `robots-noindex-line` findings: one per robots.txt version (of the
+/// hosts this run audits) with `Noindex:` lines, the first three shown.
+pub(super) fn robots_noindex_lines(ctx: &Context) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let snap = ctx.snapshot();
+    for (host, timeline) in snap.hosts() {
+        if ctx.settings.shard.is_some_and(|s| !s.owns(Some(host))) {
+            continue;
+        }
+        for version in timeline.robots_versions() {
+            if let crate::snapshot::RobotsAnswer::Rules(robots) = version.answer() {
+                let lines = robots.noindex_lines();
+                if !lines.is_empty() {
+                    let shown: Vec<String> = lines
+                        .iter()
+                        .take(3)
+                        .map(|l| format!("line {}: Noindex: {}", l.line, l.value))
+                        .collect();
+                    findings.push(Finding {
+                        kind: FindingKind::RobotsNoindexLine,
+                        host: host.to_string(),
+                        crawler: String::new(),
+                        url: "/robots.txt".into(),
+                        count: lines.len() as u64,
+                        detail: format!(
+                            "{} (in {}); no major crawler obeys Noindex in robots.txt since 2019",
+                            shown.join("; "),
+                            version.name()
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    findings
+}
+
+/// What the `detail` of the `unknown-host` row of the hosts past
+/// [`MAX_UNKNOWN_HOSTS`] says after its count.
+const OTHER_HOSTS_DETAIL: &str = " requests for other hosts the snapshot does not describe";
+
+/// The `unknown-host` findings: a row per named host, and one for the
+/// others.
+pub(super) fn unknown_hosts(unknown_hosts: UnknownHosts) -> Vec<Finding> {
+    let mut rows: Vec<Finding> = unknown_hosts
+        .named
+        .into_iter()
+        .map(|(host, n)| Finding {
+            kind: FindingKind::UnknownHost,
+            host: host.to_string(),
+            crawler: String::new(),
+            url: String::new(),
+            count: n,
+            detail: format!("{n} requests for a host the snapshot does not describe"),
+        })
+        .collect();
+    if unknown_hosts.other > 0 {
+        let n = unknown_hosts.other;
+        rows.push(Finding {
+            kind: FindingKind::UnknownHost,
+            host: OTHER_HOSTS.to_string(),
+            crawler: String::new(),
+            url: String::new(),
+            count: n,
+            detail: format!(
+                "{n}{OTHER_HOSTS_DETAIL} (the first {MAX_UNKNOWN_HOSTS} in byte order are named)"
+            ),
+        });
+    }
+    rows
+}
+
+/// The `unknown-host` findings of shard reports added up as one run
+/// would have written them: each shard named its own first hosts, so the
+/// first of all are among them with whole counts (`merge`).
+pub(crate) fn merge_unknown_hosts(findings: &mut Vec<Finding>) {
+    let mut all = UnknownHosts::default();
+    findings.retain(|f| {
+        if f.kind != FindingKind::UnknownHost {
+            return true;
+        }
+        let other = f.host == OTHER_HOSTS
+            && f.detail
+                .starts_with(&format!("{}{OTHER_HOSTS_DETAIL}", f.count));
+        if other {
+            all.other = all.other.saturating_add(f.count);
+        } else {
+            all.add(&Arc::from(f.host.as_str()), f.count);
+        }
+        false
+    });
+    findings.extend(unknown_hosts(all));
+}
