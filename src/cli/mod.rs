@@ -15,7 +15,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crawlaudit::replay::VIOLATION_KINDS;
+use crawlaudit::replay::ViolationKind;
 use crawlaudit::report::Report;
 
 use clap::{Parser, Subcommand};
@@ -112,8 +112,7 @@ pub fn main() -> ExitCode {
 pub(crate) fn print_summary(report: &Report, out: &Path, demo: bool) -> anyhow::Result<()> {
     let mut o = term::stdout();
     let s = &report.summary;
-    let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
-    let files = s["inputs"]["files"].as_array().map_or(0, Vec::len);
+    let files = s.inputs.files.len();
     if demo {
         writeln!(
             o,
@@ -123,15 +122,15 @@ pub(crate) fn print_summary(report: &Report, out: &Path, demo: bool) -> anyhow::
     writeln!(
         o,
         "{files} file(s), {} lines ({} bad): {} crawler and {} human requests, {} unjudged",
-        n(&s["inputs"]["lines"]),
-        n(&s["inputs"]["bad_lines"]),
-        n(&s["requests"]["crawler"]),
-        n(&s["requests"]["human"]),
-        n(&s["requests"]["unjudged"]),
+        s.inputs.lines,
+        s.inputs.bad_lines,
+        s.requests.crawler,
+        s.requests.human,
+        s.requests.unjudged,
     )?;
-    let totals: Vec<String> = VIOLATION_KINDS
+    let totals: Vec<String> = ViolationKind::ALL
         .iter()
-        .map(|k| format!("{} {k}", s["violations"][k]))
+        .map(|k| format!("{} {k}", s.violations.get(*k)))
         .collect();
     writeln!(o, "violations: {}", totals.join(", "))?;
     let findings = report.finding_rows_by_kind()?;

@@ -8,10 +8,9 @@ use std::fmt::Write as _;
 use foldhash::{HashMap, HashMapExt, HashSet};
 
 use polars::prelude::*;
-use serde_json::Value;
 
 use super::{Report, ReportError};
-use crate::replay::{VIOLATION_KINDS, Violations};
+use crate::replay::{FindingKind, Violations};
 use crate::time::{self, format_time};
 
 fn esc(text: &str) -> String {
@@ -243,7 +242,6 @@ pub fn render(
     categories: &BTreeMap<String, String>,
 ) -> Result<String, ReportError> {
     let s = &report.summary;
-    let num = |v: &Value| v.as_u64().unwrap_or(0);
     let mut h = String::with_capacity(64 << 10);
     h.push_str("<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content=\"width=device-width,initial-scale=1\">");
     h.push_str(
@@ -251,32 +249,26 @@ pub fn render(
     );
     h.push_str(STYLE);
     h.push_str("</style></head><body><main>");
-    let window = match (&s["window"]["first"], &s["window"]["last"]) {
-        (Value::String(a), Value::String(b)) => format!("{a} to {b}"),
-        _ => "no crawler requests".into(),
+    let window = match &s.window {
+        Some(w) => format!("{} to {}", w.first, w.last),
+        None => "no crawler requests".into(),
     };
     let _ = write!(
         h,
         "<h1>Crawler compliance report</h1><p class=sub>{} &middot; crawlaudit {}</p>",
         esc(&window),
-        esc(s["tool"]["version"].as_str().unwrap_or(""))
+        esc(&s.tool.version)
     );
-    let total: u64 = VIOLATION_KINDS
-        .iter()
-        .map(|k| num(&s["violations"][k]))
-        .sum();
+    let v = &s.violations;
     let cards = [
-        ("requests", num(&s["requests"]["requests"])),
-        ("crawler requests", num(&s["requests"]["crawler"])),
-        ("violations", total),
-        ("disallow", num(&s["violations"]["disallow"])),
-        ("crawl-delay", num(&s["violations"]["crawl-delay"])),
-        (
-            "noindex + unavail.",
-            num(&s["violations"]["noindex"]) + num(&s["violations"]["unavailable-after"]),
-        ),
-        ("spoofed requests", num(&s["findings"]["spoofed-agent"])),
-        ("bad log lines", num(&s["inputs"]["bad_lines"])),
+        ("requests", s.requests.requests),
+        ("crawler requests", s.requests.crawler),
+        ("violations", v.total()),
+        ("disallow", v.disallow),
+        ("crawl-delay", v.crawl_delay),
+        ("noindex + unavail.", v.noindex + v.unavailable_after),
+        ("spoofed requests", s.finding(FindingKind::SpoofedAgent)),
+        ("bad log lines", s.inputs.bad_lines),
     ];
     h.push_str("<div class=cards>");
     for (label, value) in cards {
@@ -417,28 +409,28 @@ pub fn render(
     h.push_str("</table>");
 
     h.push_str("<h2>Input</h2><table><tr><th>file</th><th>format</th><th>lines</th><th>parsed</th><th>bad</th><th>samples and faults</th></tr>");
-    for file in s["inputs"]["files"].as_array().into_iter().flatten() {
+    for file in &s.inputs.files {
         let mut notes = String::new();
-        for sample in file["samples"].as_array().into_iter().flatten() {
+        for sample in &file.samples {
             let _ = write!(
                 notes,
                 "line {} ({}): <code>{}</code><br>",
-                sample["line"],
-                esc(sample["reason"].as_str().unwrap_or("")),
-                esc(sample["text"].as_str().unwrap_or(""))
+                sample.line,
+                esc(&sample.reason),
+                esc(&sample.text)
             );
         }
-        if let Some(fault) = file["fault"].as_str() {
+        if let Some(fault) = &file.fault {
             let _ = write!(notes, "<span class=bad>{}</span>", esc(fault));
         }
         let _ = write!(
             h,
             "<tr><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td>{notes}</td></tr>",
-            esc(file["path"].as_str().unwrap_or("")),
-            esc(file["format"].as_str().unwrap_or("")),
-            file["lines"],
-            file["parsed"],
-            file["bad"]
+            esc(&file.path),
+            esc(&file.format),
+            file.lines,
+            file.parsed,
+            file.bad
         );
     }
     h.push_str("</table></main></body></html>\n");

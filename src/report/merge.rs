@@ -387,7 +387,7 @@ impl Report {
         // one host, so of one shard, and keep that shard's order).
         sort_rows(&mut violations, &mut findings);
         let first = &first.typed;
-        let inputs = super::inputs_summary(&first.inputs.files, &first.inputs.snapshots);
+        let inputs = super::Inputs::of(&first.inputs.files, &first.inputs.snapshots);
         let partials = partials.expect("at least one shard");
         contain(|| {
             Report::assemble(Parts {

@@ -15,11 +15,15 @@ mod ndjson;
 mod out_dir;
 mod rows;
 mod state;
+mod summary;
 mod violations;
 
 pub use merge::MergeError;
 pub use out_dir::{MARKER, check_out};
 pub use state::{read_state, write_state};
+pub use summary::{
+    Fault, Inputs, RunTime, ShardPart, Summary, Tool, TopCrawler, ViolationTotals, Window,
+};
 pub use violations::frame as violations_frame;
 
 use std::collections::BTreeMap;
@@ -28,12 +32,10 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::logs::FileReport;
-use crate::replay::{
-    Counts, CrawlerActivity, Finding, Outcome, VIOLATION_KINDS, ViolationKind, Violations,
-};
+use crate::replay::{Counts, CrawlerActivity, Finding, Outcome, ViolationKind, Violations};
 use crate::shard::Shard;
 use crate::time::format_time;
 
@@ -360,7 +362,7 @@ pub struct Report {
     /// One row per finding, columns [`FINDING_COLUMNS`].
     pub findings: DataFrame,
     /// `summary.json`.
-    pub summary: Value,
+    pub summary: Summary,
     /// `report.html`.
     pub html: String,
 }
@@ -393,25 +395,10 @@ struct Parts<'a> {
     categories: &'a BTreeMap<String, String>,
     counts: &'a Counts,
     /// `summary.json`'s `inputs`.
-    inputs: Value,
+    inputs: Inputs,
     settings: &'a BTreeMap<String, Value>,
     seconds: f64,
     shard: Option<Shard>,
-}
-
-/// `summary.json`'s `inputs`: the files read and their totals (a run's,
-/// or the shards' that merge reads back), and the snapshots.
-fn inputs_summary(files: &[FileReport], snapshots: &[String]) -> Value {
-    let sum = |f: fn(&FileReport) -> u64| files.iter().map(f).fold(0u64, u64::saturating_add);
-    json!({
-        "files": files,
-        "bytes": sum(|f| f.bytes),
-        "lines": sum(|f| f.lines),
-        "parsed": sum(|f| f.parsed),
-        "bad_lines": sum(|f| f.bad),
-        "faults": files.iter().filter_map(|f| f.fault.as_ref().map(|m| json!({"file": f.path, "fault": m}))).collect::<Vec<_>>(),
-        "snapshots": snapshots,
-    })
 }
 
 impl Report {
@@ -448,7 +435,7 @@ impl Report {
                 .entry(r.crawler.clone())
                 .or_insert_with(|| r.category.to_string());
         }
-        let inputs = inputs_summary(&run.inputs, &run.snapshots);
+        let inputs = Inputs::of(&run.inputs, &run.snapshots);
         Report::assemble(Parts {
             violations,
             findings: &outcome.findings,
@@ -467,47 +454,57 @@ impl Report {
         let violations = parts.violations;
         let findings = findings_frame(parts.findings)?;
         let crawlers = crawlers_frame(parts.partials, &violations)?;
-        let mut totals: BTreeMap<&str, usize> = VIOLATION_KINDS.iter().map(|k| (*k, 0)).collect();
+        let mut totals = ViolationTotals::default();
         for v in violations.iter() {
-            if let Some(total) = totals.get_mut(v.kind().as_str()) {
-                *total += 1;
-            }
+            totals.add(v.kind());
         }
-        let mut finding_totals: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut finding_totals: BTreeMap<String, u64> = BTreeMap::new();
         for f in parts.findings {
-            let total = finding_totals.entry(f.kind.as_str()).or_insert(0);
+            let total = finding_totals
+                .entry(f.kind.as_str().to_string())
+                .or_insert(0);
             *total = total.saturating_add(f.count);
         }
         let first = crawlers.column("first_seen")?.cast(&DataType::Int64)?;
         let last = crawlers.column("last_seen")?.cast(&DataType::Int64)?;
         let window = match (first.i64()?.min(), last.i64()?.max()) {
-            (Some(a), Some(b)) => json!({"first": format_time(a), "last": format_time(b)}),
-            _ => Value::Null,
+            (Some(a), Some(b)) => Some(Window {
+                first: format_time(a),
+                last: format_time(b),
+            }),
+            _ => None,
         };
-        let top: Vec<Value> = crawler_rows(&crawlers)?
+        let top_crawlers = crawler_rows(&crawlers)?
             .iter()
             .take(10)
-            .map(|r| json!({"crawler": r.crawler, "requests": r.requests, "violations": r.total()}))
+            .map(|r| TopCrawler {
+                crawler: r.crawler.clone(),
+                requests: r.requests,
+                violations: r.total(),
+            })
             .collect();
-        let mut summary = json!({
-            "tool": {"name": "crawlaudit", "version": env!("CARGO_PKG_VERSION")},
-            "inputs": parts.inputs,
-            "window": window,
-            "requests": parts.counts,
-            "violations": totals,
-            "findings": finding_totals,
-            "top_crawlers": top,
-            "settings": parts.settings,
-            "run": {"seconds": (parts.seconds * 1000.0).round() / 1000.0},
-        });
-        if let Some(shard) = parts.shard {
+        let summary = Summary {
+            tool: Tool {
+                name: "crawlaudit".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            inputs: parts.inputs,
+            window,
+            requests: parts.counts.clone(),
+            violations: totals,
+            findings: finding_totals,
+            top_crawlers,
+            settings: parts.settings.clone(),
+            run: RunTime {
+                seconds: (parts.seconds * 1000.0).round() / 1000.0,
+            },
             // What merge needs that the tables do not hold.
-            summary["shard"] = json!({
-                "index": shard.index,
-                "count": shard.count,
-                "categories": parts.categories,
-            });
-        }
+            shard: parts.shard.map(|shard| ShardPart {
+                index: u64::from(shard.index),
+                count: u64::from(shard.count),
+                categories: parts.categories.clone(),
+            }),
+        };
         let mut report = Report {
             violations,
             crawlers,
@@ -655,14 +652,10 @@ impl Report {
             ));
         }
         if formats.json {
-            let text = serde_json::to_string_pretty(&self.summary).expect("JSON values serialize");
+            let text = self.summary.to_json();
             jobs.push((
                 "summary.json".into(),
-                Box::new(move |w| {
-                    w.write_all(text.as_bytes())
-                        .and_then(|()| w.write_all(b"\n"))
-                        .map_err(|e| e.to_string())
-                }),
+                Box::new(move |w| w.write_all(text.as_bytes()).map_err(|e| e.to_string())),
             ));
         }
         // The files are independent: written at once, each by a thread of

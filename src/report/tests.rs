@@ -199,10 +199,13 @@ fn crawlers_are_aggregated_and_ranked() {
         .iter()
         .collect();
     assert_eq!(verified, [None, Some(false), None]);
-    assert_eq!(report.summary["violations"]["disallow"], 2);
-    assert_eq!(report.summary["top_crawlers"][0]["crawler"], "AhrefsBot");
-    assert_eq!(report.summary["top_crawlers"][0]["violations"], 2);
-    assert_eq!(report.summary["window"]["first"], "2026-11-01T09:59:00Z");
+    assert_eq!(report.summary.violations.disallow, 2);
+    assert_eq!(report.summary.top_crawlers[0].crawler, "AhrefsBot");
+    assert_eq!(report.summary.top_crawlers[0].violations, 2);
+    assert_eq!(
+        report.summary.window.as_ref().map(|w| w.first.as_str()),
+        Some("2026-11-01T09:59:00Z")
+    );
 }
 
 fn temp(name: &str) -> PathBuf {
