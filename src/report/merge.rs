@@ -15,12 +15,10 @@ use polars::prelude::*;
 use serde_json::Value;
 
 use super::contain::{contain, read_parquet};
+use super::tables::{findings_of, partials_of, violations_of};
 use super::{Parts, Report, ReportError};
 use crate::logs::FileReport;
-use crate::replay::{
-    Counts, Finding, FindingKind, Violation, ViolationKind, Violations, sort_rows,
-};
-use crate::time::ALWAYS;
+use crate::replay::{Counts, Violations, sort_rows};
 
 /// Why shard reports cannot be merged.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +81,7 @@ struct ShardRun {
     seconds: f64,
 }
 
-fn shard_error(path: &Path, message: impl Into<String>) -> MergeError {
+pub(super) fn shard_error(path: &Path, message: impl Into<String>) -> MergeError {
     MergeError::Shard {
         path: path.to_path_buf(),
         message: message.into(),
@@ -165,140 +163,6 @@ fn read_table<T>(
     let df =
         read_parquet(file).map_err(|e| shard_error(&path, format!("not a report table: {e}")))?;
     rows(&df, &path)
-}
-
-/// The kind a shard's row names, read by `parse`; an unknown one is the
-/// shard's error.
-fn known_kind<K>(parse: fn(&str) -> Option<K>, name: &str, path: &Path) -> Result<K, MergeError> {
-    parse(name).ok_or_else(|| shard_error(path, format!("unknown kind {name:?}")))
-}
-
-fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation>, MergeError> {
-    let bad = |e: PolarsError| shard_error(path, format!("not a violations table: {e}"));
-    let time = df
-        .column("time")
-        .map_err(bad)?
-        .cast(&DataType::Int64)
-        .map_err(bad)?;
-    let time = time.i64().map_err(bad)?;
-    let text = |name: &str| -> Result<StringChunked, MergeError> {
-        Ok(df.column(name).map_err(bad)?.str().map_err(bad)?.clone())
-    };
-    let (host, crawler, client_ip, kind) = (
-        text("host")?,
-        text("crawler")?,
-        text("client_ip")?,
-        text("kind")?,
-    );
-    let (method, url, rule, version, detail) = (
-        text("method")?,
-        text("url")?,
-        text("rule")?,
-        text("robots_version")?,
-        text("detail")?,
-    );
-    let verified = df.column("verified").map_err(bad)?.bool().map_err(bad)?;
-    let status = df.column("status").map_err(bad)?.i32().map_err(bad)?;
-    let line = df.column("rule_line").map_err(bad)?.i64().map_err(bad)?;
-    let s = |c: &StringChunked, i: usize| c.get(i).unwrap_or_default().to_string();
-    // The repeated cells, shared.
-    let mut texts = crate::text::Interner::default();
-    let mut t = |text: Option<&str>| texts.get(text.unwrap_or_default());
-    let row_error = |i: usize, what: &str| {
-        shard_error(
-            path,
-            format!("not a violations table: row {}: {what}", i + 1),
-        )
-    };
-    (0..df.height())
-        .map(|i| {
-            Ok(Violation {
-                // "Always" is no request's time.
-                time: time
-                    .get(i)
-                    .filter(|t| *t != ALWAYS)
-                    .ok_or_else(|| row_error(i, "no time"))?,
-                host: t(host.get(i)),
-                crawler: t(crawler.get(i)),
-                verified: verified.get(i),
-                client_ip: t(client_ip.get(i)),
-                kind: known_kind(
-                    ViolationKind::from_name,
-                    kind.get(i).unwrap_or_default(),
-                    path,
-                )?,
-                method: t(method.get(i)),
-                url: s(&url, i),
-                status: status
-                    .get(i)
-                    .and_then(|v| u16::try_from(v).ok())
-                    .ok_or_else(|| row_error(i, "a status that is not one"))?,
-                rule: t(rule.get(i)),
-                rule_line: line
-                    .get(i)
-                    .map(|l| u32::try_from(l).map_err(|_| row_error(i, "a rule line out of range")))
-                    .transpose()?,
-                robots_version: version.get(i).map(|v| t(Some(v))),
-                detail: t(detail.get(i)),
-            })
-        })
-        .collect()
-}
-
-fn findings_of(df: &DataFrame, path: &Path) -> Result<Vec<Finding>, MergeError> {
-    let bad = |e: PolarsError| shard_error(path, format!("not a findings table: {e}"));
-    let text = |name: &str| -> Result<StringChunked, MergeError> {
-        Ok(df.column(name).map_err(bad)?.str().map_err(bad)?.clone())
-    };
-    let (kind, host, crawler, url, detail) = (
-        text("kind")?,
-        text("host")?,
-        text("crawler")?,
-        text("url")?,
-        text("detail")?,
-    );
-    let count = df.column("count").map_err(bad)?.u64().map_err(bad)?;
-    let s = |c: &StringChunked, i: usize| c.get(i).unwrap_or_default().to_string();
-    (0..df.height())
-        .map(|i| {
-            Ok(Finding {
-                kind: known_kind(
-                    FindingKind::from_name,
-                    kind.get(i).unwrap_or_default(),
-                    path,
-                )?,
-                host: s(&host, i),
-                crawler: s(&crawler, i),
-                url: s(&url, i),
-                count: count.get(i).ok_or_else(|| {
-                    shard_error(
-                        path,
-                        format!("not a findings table: row {}: no count", i + 1),
-                    )
-                })?,
-                detail: s(&detail, i),
-            })
-        })
-        .collect()
-}
-
-/// The crawlers table's request aggregates (its columns but the
-/// violations), times as nanoseconds: what `partials_frame` gives a run.
-fn partials_of(df: &DataFrame, path: &Path) -> Result<DataFrame, MergeError> {
-    df.clone()
-        .lazy()
-        .select([
-            col("crawler"),
-            col("operator"),
-            col("verified"),
-            col("requests"),
-            col("robots_txt_fetches"),
-            col("hosts"),
-            col("first_seen").cast(DataType::Int64),
-            col("last_seen").cast(DataType::Int64),
-        ])
-        .collect()
-        .map_err(|e| shard_error(path, format!("not a crawlers table: {e}")))
 }
 
 impl Report {

@@ -16,6 +16,7 @@ mod out_dir;
 mod rows;
 mod state;
 mod summary;
+mod tables;
 mod violations;
 
 pub use merge::MergeError;
@@ -23,6 +24,11 @@ pub use out_dir::{MARKER, check_out};
 pub use state::{read_state, write_state};
 pub use summary::{
     Fault, Inputs, RunTime, ShardPart, Summary, Tool, TopCrawler, ViolationTotals, Window,
+};
+pub use tables::{CRAWLER_COLUMNS, CrawlerRow, FINDING_COLUMNS, VIOLATION_COLUMNS};
+use tables::{
+    activity_frame, crawler_rows, crawlers_frame, findings_frame, partials_frame, rfc3339_times,
+    utc,
 };
 pub use violations::frame as violations_frame;
 
@@ -35,7 +41,7 @@ use polars::prelude::*;
 use serde_json::Value;
 
 use crate::logs::FileReport;
-use crate::replay::{Counts, CrawlerActivity, Finding, Outcome, ViolationKind, Violations};
+use crate::replay::{Counts, Finding, Outcome, Violations};
 use crate::shard::Shard;
 use crate::time::format_time;
 
@@ -136,219 +142,6 @@ impl OutputFormats {
         files.push(MARKER.into());
         files
     }
-}
-
-/// Column names of `violations.csv`, in order.
-pub const VIOLATION_COLUMNS: [&str; 13] = [
-    "time",
-    "host",
-    "crawler",
-    "verified",
-    "client_ip",
-    "kind",
-    "method",
-    "url",
-    "status",
-    "rule",
-    "rule_line",
-    "robots_version",
-    "detail",
-];
-
-/// Column names of `crawlers.csv`, in order.
-pub const CRAWLER_COLUMNS: [&str; 13] = [
-    "crawler",
-    "operator",
-    "verified",
-    "requests",
-    "robots_txt_fetches",
-    "disallow",
-    "crawl_delay",
-    "noindex",
-    "unavailable_after",
-    "violation_rate",
-    "hosts",
-    "first_seen",
-    "last_seen",
-];
-
-/// Column names of `findings.csv`, in order.
-pub const FINDING_COLUMNS: [&str; 6] = ["kind", "host", "crawler", "url", "count", "detail"];
-
-/// One row of the crawlers table, typed: what a summary shows of a crawler.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CrawlerRow {
-    /// The crawler identity.
-    pub crawler: String,
-    /// Its requests.
-    pub requests: u64,
-    /// Its violations per kind, in [`ViolationKind::ALL`] order.
-    pub violations: [u64; 4],
-}
-
-impl CrawlerRow {
-    /// All its violations.
-    pub fn total(&self) -> u64 {
-        self.violations.iter().sum()
-    }
-}
-
-fn crawler_rows(df: &DataFrame) -> PolarsResult<Vec<CrawlerRow>> {
-    let names = df.column("crawler")?.str()?;
-    let requests = df.column("requests")?.u64()?;
-    let kinds = ViolationKind::ALL
-        .iter()
-        .map(|k| df.column(k.column())?.u64().cloned())
-        .collect::<PolarsResult<Vec<_>>>()?;
-    Ok((0..df.height())
-        .map(|i| CrawlerRow {
-            crawler: names.get(i).unwrap_or_default().to_string(),
-            requests: requests.get(i).unwrap_or(0),
-            violations: std::array::from_fn(|k| kinds[k].get(i).unwrap_or(0)),
-        })
-        .collect())
-}
-
-fn utc(nanos: Vec<i64>, name: &str) -> PolarsResult<Column> {
-    Column::new(name.into(), nanos).cast(&DataType::Datetime(
-        TimeUnit::Nanoseconds,
-        Some(TimeZone::UTC),
-    ))
-}
-
-fn findings_frame(rows: &[Finding]) -> PolarsResult<DataFrame> {
-    DataFrame::new_infer_height(vec![
-        Column::new(
-            "kind".into(),
-            rows.iter().map(|f| f.kind.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "host".into(),
-            rows.iter().map(|f| f.host.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "crawler".into(),
-            rows.iter().map(|f| f.crawler.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "url".into(),
-            rows.iter().map(|f| f.url.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "count".into(),
-            rows.iter().map(|f| f.count).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "detail".into(),
-            rows.iter().map(|f| f.detail.as_str()).collect::<Vec<_>>(),
-        ),
-    ])
-}
-
-fn activity_frame(rows: &[CrawlerActivity]) -> PolarsResult<DataFrame> {
-    let text = |f: fn(&CrawlerActivity) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
-    let count = |f: fn(&CrawlerActivity) -> u64| rows.iter().map(f).collect::<Vec<u64>>();
-    let time = |f: fn(&CrawlerActivity) -> i64| rows.iter().map(f).collect::<Vec<i64>>();
-    DataFrame::new_infer_height(vec![
-        Column::new("host".into(), text(|r| &r.host)),
-        Column::new("crawler".into(), text(|r| &r.crawler)),
-        Column::new(
-            "operator".into(),
-            rows.iter()
-                .map(|r| r.operator.as_deref())
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "verified".into(),
-            rows.iter().map(|r| r.verified).collect::<Vec<_>>(),
-        ),
-        Column::new("requests".into(), count(|r| r.requests)),
-        Column::new("robots_txt_fetches".into(), count(|r| r.robots_txt_fetches)),
-        Column::new("first_seen".into(), time(|r| r.first_seen)),
-        Column::new("last_seen".into(), time(|r| r.last_seen)),
-    ])
-}
-
-/// Per-crawler aggregates of the activity rows (one per crawler and
-/// host): everything of the crawlers table but the violations
-/// (`crawler, operator, verified, requests, robots_txt_fetches, hosts,
-/// first_seen, last_seen`, times as nanoseconds). Shard reports' partials
-/// add up ([`crawlers_frame`]).
-fn partials_frame(activity: &DataFrame) -> LazyFrame {
-    activity.clone().lazy().group_by([col("crawler")]).agg([
-        col("operator").first().alias("operator"),
-        col("verified").max().alias("verified"),
-        col("requests").sum().alias("requests"),
-        col("robots_txt_fetches").sum().alias("robots_txt_fetches"),
-        col("host").n_unique().cast(DataType::UInt64).alias("hosts"),
-        col("first_seen").min().alias("first_seen"),
-        col("last_seen").max().alias("last_seen"),
-    ])
-}
-
-/// The per-crawler table, aggregated by polars: partials (one per crawler,
-/// or one per crawler and shard, whose hosts are disjoint) added up, and
-/// violations by kind counted; sorted by violations (most first), then name.
-fn crawlers_frame(partials: LazyFrame, violations: &Violations) -> PolarsResult<DataFrame> {
-    let per_request = partials.group_by([col("crawler")]).agg([
-        col("operator").first().alias("operator"),
-        col("verified").max().alias("verified"),
-        col("requests").sum().alias("requests"),
-        col("robots_txt_fetches").sum().alias("robots_txt_fetches"),
-        col("hosts").sum().alias("hosts"),
-        col("first_seen").min().alias("first_seen"),
-        col("last_seen").max().alias("last_seen"),
-    ]);
-    // Violations by crawler and kind, counted in one pass over the rows.
-    let mut by_crawler: foldhash::HashMap<&str, [u64; 4]> = foldhash::HashMap::default();
-    for v in violations.iter() {
-        by_crawler.entry(v.crawler()).or_default()[v.kind().index()] += 1;
-    }
-    let mut per_violation = vec![Column::new(
-        "crawler".into(),
-        by_crawler.keys().copied().collect::<Vec<&str>>(),
-    )];
-    for kind in ViolationKind::ALL {
-        per_violation.push(Column::new(
-            kind.column().into(),
-            by_crawler
-                .values()
-                .map(|c| c[kind.index()])
-                .collect::<Vec<u64>>(),
-        ));
-    }
-    let per_violation = DataFrame::new(by_crawler.len(), per_violation)?.lazy();
-    let total = ViolationKind::ALL
-        .iter()
-        .fold(lit(0u64), |acc, k| acc + col(k.column()));
-    let df = per_request
-        .left_join(per_violation, col("crawler"), col("crawler"))
-        .with_columns(
-            ViolationKind::ALL
-                .iter()
-                .map(|k| col(k.column()).fill_null(lit(0u64)))
-                .collect::<Vec<_>>(),
-        )
-        .with_column(total.clone().alias("violations"))
-        .with_column(
-            (total.cast(DataType::Float64) / col("requests").cast(DataType::Float64))
-                .alias("violation_rate"),
-        )
-        .sort(
-            ["violations", "crawler"],
-            SortMultipleOptions::default().with_order_descending_multi([true, false]),
-        )
-        .collect()?;
-    let mut df = df.select(CRAWLER_COLUMNS)?;
-    let first: Vec<i64> = df
-        .column("first_seen")?
-        .i64()?
-        .into_no_null_iter()
-        .collect();
-    let last: Vec<i64> = df.column("last_seen")?.i64()?.into_no_null_iter().collect();
-    df.with_column(utc(first, "first_seen")?)?;
-    df.with_column(utc(last, "last_seen")?)?;
-    Ok(df)
 }
 
 /// The report's tables and summary.
@@ -698,34 +491,6 @@ fn write_file(
     fill(&mut w).map_err(fail)?;
     let file = w.into_inner().map_err(|e| fail(e.error().to_string()))?;
     file.sync_all().map_err(|e| fail(e.to_string()))
-}
-
-/// A copy of `df` whose datetime columns are RFC 3339 strings
-/// (`2026-11-01T03:00:00Z`), as the CSV files show times. Each run of equal
-/// times (the violations are sorted by time) is formatted once.
-fn rfc3339_times(df: &DataFrame) -> PolarsResult<DataFrame> {
-    let mut out = df.clone();
-    for name in df.get_column_names_owned() {
-        let column = df.column(&name)?;
-        if matches!(column.dtype(), DataType::Datetime(..)) {
-            let nanos = column.cast(&DataType::Int64)?;
-            let mut text = StringChunkedBuilder::new(name.clone(), nanos.len());
-            let mut last: Option<(i64, String)> = None;
-            for v in nanos.i64()?.iter() {
-                match v {
-                    Some(t) => {
-                        if last.as_ref().is_none_or(|(l, _)| *l != t) {
-                            last = Some((t, format_time(t)));
-                        }
-                        text.append_value(last.as_ref().map_or("", |(_, s)| s.as_str()));
-                    }
-                    None => text.append_null(),
-                }
-            }
-            out.with_column(text.finish().into_column())?;
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

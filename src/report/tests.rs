@@ -2,7 +2,7 @@
 //! aggregation, CSV/NDJSON/Parquet writing, determinism and atomicity.
 
 use super::*;
-use crate::replay::{Counts, FindingKind, Violation, ViolationKind};
+use crate::replay::{Counts, CrawlerActivity, FindingKind, Violation, ViolationKind};
 
 fn t(text: &str) -> i64 {
     i64::try_from(text.parse::<jiff::Timestamp>().unwrap().as_nanosecond()).unwrap()
