@@ -25,6 +25,8 @@ const CLIENT: usize = 2;
 const METHOD: usize = 3;
 const RULE: usize = 4;
 const DETAIL: usize = 5;
+/// The version's slot in [`Block::last`].
+const VERSION: usize = 6;
 
 /// One row: numbers only (48 bytes).
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +65,10 @@ struct Block {
     /// cells come shared, so equal cells are mostly the same `Arc`; two
     /// copies of one text are two numbers, which changes nothing read).
     ids: HashMap<usize, u32>,
+    /// Per cell (the six of [`Packed::cells`], then the version), the
+    /// last text's address and number: consecutive rows mostly repeat
+    /// them, and a comparison is cheaper than a lookup.
+    last: [(usize, u32); 7],
 }
 
 impl Block {
@@ -74,25 +80,35 @@ impl Block {
             && self.texts.len() < (u32::MAX - 7) as usize
     }
 
-    fn text(&mut self, text: &Arc<str>) -> u32 {
+    /// The number of `text`, the `cell`-th of a row.
+    fn text(&mut self, cell: usize, text: &Arc<str>) -> u32 {
+        let address = Arc::as_ptr(text).cast::<u8>() as usize;
+        let (last, n) = self.last[cell];
+        if last == address && !self.texts.is_empty() {
+            return n;
+        }
         let Block { texts, ids, .. } = self;
-        *ids.entry(Arc::as_ptr(text).cast::<u8>() as usize)
-            .or_insert_with(|| {
-                texts.push(text.clone());
-                u32::try_from(texts.len() - 1).expect("checked by fits")
-            })
+        let n = *ids.entry(address).or_insert_with(|| {
+            texts.push(text.clone());
+            u32::try_from(texts.len() - 1).expect("checked by fits")
+        });
+        self.last[cell] = (address, n);
+        n
     }
 
     fn push(&mut self, v: &Violation) {
         let cells = [
-            self.text(&v.host),
-            self.text(&v.crawler),
-            self.text(&v.client_ip),
-            self.text(&v.method),
-            self.text(&v.rule),
-            self.text(&v.detail),
+            self.text(HOST, &v.host),
+            self.text(CRAWLER, &v.crawler),
+            self.text(CLIENT, &v.client_ip),
+            self.text(METHOD, &v.method),
+            self.text(RULE, &v.rule),
+            self.text(DETAIL, &v.detail),
         ];
-        let version = v.robots_version.as_ref().map_or(NONE, |t| self.text(t));
+        let version = v
+            .robots_version
+            .as_ref()
+            .map_or(NONE, |t| self.text(VERSION, t));
         self.urls.push_str(&v.url);
         let verified = match v.verified {
             None => 0,
@@ -114,6 +130,7 @@ impl Block {
     /// Done filling: the address map goes, the vectors are trimmed.
     fn seal(&mut self) {
         self.ids = HashMap::new();
+        self.last = [(0, 0); 7];
         self.rows.shrink_to_fit();
         self.urls.shrink_to_fit();
         self.texts.shrink_to_fit();
