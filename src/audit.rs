@@ -113,8 +113,8 @@ pub fn run(ctx: &Context, config: &AuditConfig<'_>) -> AuditRun {
     // The blocks read are freed (a compressed input's were allocated and
     // freed by the workers' heaps): back to the system before the judge.
     crate::memory::give_back_freed();
-    AuditRun {
-        outcome: replay(ctx, collectors),
-        files,
-    }
+    // The lookups (hosts times crawlers of them, with a CDN's log) are
+    // freed while the ordered stage gathers the chunks, not after it.
+    let (outcome, ()) = rayon::join(|| replay(ctx, collectors), || lookups.free());
+    AuditRun { outcome, files }
 }

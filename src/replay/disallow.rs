@@ -8,12 +8,20 @@ use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
 
+use super::hosts::Hosts;
 use super::{Context, Violation, ViolationKind};
 
-/// The most entries of each of a chunk's robots.txt lookups ([`Rules`]):
-/// enough for a CDN log of 10,000 hosts and their crawlers without
-/// emptying (each entry is under 100 bytes, so a map stays under ~6 MiB).
+/// The fewest entries each map of a worker's robots.txt lookups
+/// ([`Rules`]) holds before it is emptied; a snapshot of many hosts raises
+/// the bound to [`ENTRIES_PER_HOST`] per host, so that a CDN log's hosts
+/// and their crawlers are each looked up about once per worker (memory
+/// then grows with hosts times crawlers, what is unique, never with
+/// requests).
 const RULES_CACHE: usize = 1 << 16;
+
+/// Entries per snapshot host that each map of [`Rules`] may hold: room
+/// for the crawlers of a busy host in a window or two.
+const ENTRIES_PER_HOST: usize = 32;
 use crate::bots::Crawler;
 use crate::robots::Group;
 use crate::snapshot::{Policy, RobotsVersion};
@@ -26,6 +34,8 @@ use crate::time::{format_seconds, format_time};
 /// ([`crate::snapshot::Snapshot::policy_change_points`]).
 #[derive(Debug)]
 pub(crate) struct HostRules {
+    /// The host's number in the snapshot (the context's host names).
+    id: u32,
     judged: bool,
     first_known: i64,
     points: Vec<i64>,
@@ -35,9 +45,10 @@ pub(crate) struct HostRules {
 }
 
 impl HostRules {
-    /// The rules of `host` in `snapshot`.
-    pub(crate) fn of(snapshot: &crate::snapshot::Snapshot, host: &str) -> HostRules {
+    /// The rules of `host` in `snapshot`, the host numbered `id`.
+    pub(crate) fn of(snapshot: &crate::snapshot::Snapshot, host: &str, id: u32) -> HostRules {
         HostRules {
+            id,
             judged: snapshot.is_judged(host),
             first_known: snapshot.first_known(host).unwrap_or(i64::MAX),
             points: snapshot.policy_change_points(host),
@@ -46,6 +57,11 @@ impl HostRules {
                 .map(|t| t.pages().keys().map(|u| u.as_str().into()).collect())
                 .unwrap_or_default(),
         }
+    }
+
+    /// The host's number in the snapshot.
+    pub(crate) fn id(&self) -> u32 {
+        self.id
     }
 
     /// Does the snapshot have rules for this page (path and query)?
@@ -97,13 +113,17 @@ fn group_of<'c>(policy: &Policy<'c>, crawler: &Crawler) -> Option<Group<'c>> {
 /// entries.
 pub(crate) struct Rules<'c> {
     ctx: &'c Context,
+    /// Entries each map holds before it is emptied.
+    limit: usize,
     /// Per (host, by the address of its [`HostRules`] in the context;
     /// change points at or before the window's start; at or before its
     /// end): the policies in force in the window.
     windows: HashMap<(usize, usize, usize), Arc<Window<'c>>>,
     /// Per window (as `windows` names them) and crawler (by address): the
-    /// groups selected.
-    selections: HashMap<(usize, usize, usize, usize), Arc<Selection<'c>>>,
+    /// groups selected, as a place in `selected` (a request reads its
+    /// selection in place: no reference count touched).
+    selections: HashMap<(usize, usize, usize, usize), u32>,
+    selected: Vec<Selection<'c>>,
     /// Per (version, crawler): the group selected, the crawl delay, and
     /// the crawler, kept so that its address is not reused while cached.
     groups: HashMap<(usize, usize), Selected<'c>>,
@@ -169,26 +189,37 @@ impl std::fmt::Debug for Rules<'_> {
 }
 
 /// Lookups handed from one chunk's collector to the next on the same
-/// worker ([`super::Collector::with_lookups`]): with thousands of hosts a
-/// chunk would otherwise look every host's policies and groups up anew.
-/// Each lookup stays bounded by `RULES_CACHE` (65,536) entries per map.
+/// worker ([`super::Collector::with_lookups`]): the robots.txt lookups
+/// ([`Rules`]) and the hosts met ([`Hosts`]). With thousands of hosts a
+/// chunk would otherwise normalize every host's name and look its
+/// policies and groups up anew. Each map stays bounded (65,536 entries,
+/// or more in proportion to the snapshot's hosts).
 #[derive(Debug, Default)]
-pub struct Lookups<'c>(std::sync::Mutex<Vec<Rules<'c>>>);
+pub struct Lookups<'c>(std::sync::Mutex<Vec<(Rules<'c>, Hosts<'c>)>>);
 
 impl<'c> Lookups<'c> {
-    /// Lookups over `ctx`: one kept from a finished chunk, or new ones.
-    pub(crate) fn take(&self, ctx: &'c Context) -> Rules<'c> {
+    /// Lookups over `ctx`: those kept from a finished chunk, or new ones.
+    pub(crate) fn take(&self, ctx: &'c Context) -> (Rules<'c>, Hosts<'c>) {
         self.0
             .lock()
             .ok()
             .and_then(|mut kept| kept.pop())
-            .unwrap_or_else(|| Rules::new(ctx))
+            .unwrap_or_else(|| (Rules::new(ctx), Hosts::default()))
+    }
+
+    /// Frees the lookups kept (the chunks are all read).
+    pub fn free(&self) {
+        let kept = match self.0.lock() {
+            Ok(mut kept) => std::mem::take(&mut *kept),
+            Err(_) => return,
+        };
+        drop(kept);
     }
 
     /// Keeps a finished chunk's lookups for the next chunk.
-    pub(crate) fn give_back(&self, rules: Rules<'c>) {
+    pub(crate) fn give_back(&self, rules: Rules<'c>, hosts: Hosts<'c>) {
         if let Ok(mut kept) = self.0.lock() {
-            kept.push(rules);
+            kept.push((rules, hosts));
         }
     }
 }
@@ -198,8 +229,10 @@ impl<'c> Rules<'c> {
     pub(crate) fn new(ctx: &'c Context) -> Self {
         Rules {
             ctx,
+            limit: RULES_CACHE.max(ENTRIES_PER_HOST.saturating_mul(ctx.host_count())),
             windows: HashMap::new(),
             selections: HashMap::new(),
+            selected: Vec::new(),
             groups: HashMap::new(),
             delays: HashMap::new(),
             texts: Interner::default(),
@@ -211,6 +244,7 @@ impl<'c> Rules<'c> {
     pub(crate) fn clear(&mut self) {
         self.windows = HashMap::new();
         self.selections = HashMap::new();
+        self.selected = Vec::new();
         self.groups = HashMap::new();
         self.delays = HashMap::new();
         self.texts = Interner::default();
@@ -227,7 +261,7 @@ impl<'c> Rules<'c> {
     /// Empties the shared texts, and the cells made of them, when they
     /// reach [`RULES_CACHE`] entries (the rows keep their copies).
     fn bound_texts(&mut self) {
-        if self.texts.len() >= RULES_CACHE {
+        if self.texts.len() >= self.limit {
             self.texts = Interner::default();
             self.cells.clear();
         }
@@ -300,7 +334,7 @@ impl<'c> Rules<'c> {
                 })
             });
         }
-        if self.delays.len() >= RULES_CACHE {
+        if self.delays.len() >= self.limit {
             self.delays.clear();
         }
         self.delays.insert(key, (answer, crawler.clone()));
@@ -320,7 +354,7 @@ impl<'c> Rules<'c> {
         if let Some((group, delay, _)) = self.groups.get(&key) {
             return (group.clone(), *delay);
         }
-        if self.groups.len() >= RULES_CACHE {
+        if self.groups.len() >= self.limit {
             self.groups.clear();
         }
         let group = group_of(policy, crawler);
@@ -359,7 +393,7 @@ impl<'c> Rules<'c> {
                 now: None,
             }
         });
-        if self.windows.len() >= RULES_CACHE {
+        if self.windows.len() >= self.limit {
             self.windows.clear();
         }
         self.windows.insert(key, window.clone());
@@ -367,17 +401,17 @@ impl<'c> Rules<'c> {
     }
 
     /// The window of cache `key` with the groups its policies select for
-    /// `hit`'s crawler: one lookup per request.
+    /// `hit`'s crawler: one lookup per request. Its place in `selected`.
     fn selection(
         &mut self,
         key: (usize, usize, usize),
         hit: &Hit<'_>,
         judged: bool,
         start: i64,
-    ) -> Arc<Selection<'c>> {
+    ) -> usize {
         let full = (key.0, key.1, key.2, Arc::as_ptr(hit.crawler) as usize);
-        if let Some(s) = self.selections.get(&full) {
-            return s.clone();
+        if let Some(&s) = self.selections.get(&full) {
+            return s as usize;
         }
         let window = self.window(key, hit.host, judged, start, hit.time);
         let mut groups = Vec::with_capacity(window.policies.len());
@@ -397,18 +431,22 @@ impl<'c> Rules<'c> {
             .policies
             .iter()
             .position(|p| Some(p.key()) == now_key);
-        let selection = Arc::new(Selection {
+        let selection = Selection {
             window,
             groups,
             delay,
             now,
             _crawler: hit.crawler.clone(),
-        });
-        if self.selections.len() >= RULES_CACHE {
+        };
+        if self.selections.len() >= self.limit {
             self.selections.clear();
+            self.selected.clear();
         }
-        self.selections.insert(full, selection.clone());
-        selection
+        let place = self.selected.len();
+        self.selected.push(selection);
+        self.selections
+            .insert(full, u32::try_from(place).expect("bounded by the limit"));
+        place
     }
 
     /// Judges `hit`: whether it is judged, the crawl delay its cached
@@ -431,7 +469,8 @@ impl<'c> Rules<'c> {
             rules.points.partition_point(|&p| p <= start),
             rules.points.partition_point(|&p| p <= hit.time),
         );
-        let selection = self.selection(key, hit, rules.judged, start);
+        let place = self.selection(key, hit, rules.judged, start);
+        let selection = &self.selected[place];
         let window = &selection.window;
         let judged = !window.policies.is_empty();
         // Before the first version the snapshot knows, robots.txt is
@@ -468,13 +507,14 @@ impl<'c> Rules<'c> {
                 }
             }
         }
+        let delay = selection.delay;
         let violation = match (&window.now, decided_now) {
             (Some(now), Some(rule)) if disallowed_everywhere => {
-                self.violation(hit, now, rule, window.policies.len())
+                let (now, cached) = (now.clone(), window.policies.len());
+                self.violation(hit, &now, rule, cached)
             }
             _ => None,
         };
-        let delay = selection.delay;
         Judged {
             judged,
             delay,

@@ -91,15 +91,21 @@ impl Identity {
 /// What the chunks kept of one host.
 #[derive(Default)]
 struct HostData {
-    /// Per crawler identity, its requests.
-    identities: HashMap<Arc<str>, Activity>,
+    /// Per crawler identity (by its number in the run), its requests.
+    identities: HashMap<u32, Activity>,
     fetches: Vec<EngineFetch>,
     referrals: Vec<Referral>,
     /// With `--state`, the last referred request's time.
     referred_until: Option<i64>,
 }
 
-fn judge_host(ctx: &Context, delayed: &[DelayedRows], host: &str, data: HostData) -> HostResult {
+fn judge_host(
+    ctx: &Context,
+    delayed: &[DelayedRows],
+    names: &[Arc<str>],
+    host: &str,
+    data: HostData,
+) -> HostResult {
     let HostData {
         identities,
         fetches: mut engine_fetches,
@@ -135,7 +141,8 @@ fn judge_host(ctx: &Context, delayed: &[DelayedRows], host: &str, data: HostData
     // and the next night need.
     let mut seen: Vec<Identity> = Vec::with_capacity(identities.len());
     let mut now = referred_until;
-    for (name, mut activity) in identities {
+    for (id, mut activity) in identities {
+        let name = names[id as usize].clone();
         // Carried over from the previous run, when it came before.
         let prior = prior_last
             .get(&*name)
@@ -238,6 +245,11 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     let mut delayed: Vec<DelayedRows> = Vec::with_capacity(collectors.len());
     // Chunks in file order: each one's activity comes after the previous
     // ones'.
+    // The snapshot's hosts, by number: most requests are gathered by
+    // their host's number, not by name (a CDN log's chunks each charge
+    // thousands of hosts).
+    let mut by_id: Vec<HashMap<u32, Activity>> = Vec::new();
+    by_id.resize_with(ctx.host_count(), HashMap::new);
     for c in collectors {
         counts.add(&c.counts);
         chunk_violations.push(c.violations);
@@ -245,11 +257,14 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         delayed.push(c.delayed);
         for mut charged in c.charged {
             charged.activity.in_chunk(chunk);
-            let data = by_host.entry(charged.host).or_default();
-            match data.identities.get_mut(&charged.identity) {
+            let identities = match charged.host_id {
+                Some(id) => &mut by_id[id as usize],
+                None => &mut by_host.entry(charged.host).or_default().identities,
+            };
+            match identities.get_mut(&charged.identity) {
                 Some(activity) => activity.merge(charged.activity),
                 None => {
-                    data.identities.insert(charged.identity, charged.activity);
+                    identities.insert(charged.identity, charged.activity);
                 }
             }
         }
@@ -265,11 +280,18 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         }
         unknown_hosts.merge(c.unknown_hosts);
     }
+    for (id, identities) in by_id.into_iter().enumerate() {
+        if !identities.is_empty() {
+            let name = ctx.host_name(u32::try_from(id).expect("numbered by u32"));
+            by_host.entry(name.clone()).or_default().identities = identities;
+        }
+    }
+    let names = ctx.identity_names();
     let mut by_host: Vec<(Arc<str>, HostData)> = by_host.into_iter().collect();
     by_host.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let results: Vec<HostResult> = by_host
         .into_par_iter()
-        .map(|(host, data)| judge_host(ctx, &delayed, &host, data))
+        .map(|(host, data)| judge_host(ctx, &delayed, &names, &host, data))
         .collect();
     // The judged hosts' violations join the Disallow ones: blocks moved,
     // not rows copied.

@@ -40,6 +40,7 @@ mod activity;
 mod crawl_delay;
 mod disallow;
 mod findings;
+mod hosts;
 mod judge;
 mod kinds;
 mod noindex;
@@ -57,6 +58,7 @@ use crate::shard::Shard;
 use crate::snapshot::Snapshot;
 use crate::time::HOUR;
 use activity::{Activity, DelayedRows, Step};
+use hosts::Hosts;
 
 pub use disallow::Lookups;
 pub(crate) use findings::merge_unknown_hosts;
@@ -184,6 +186,18 @@ pub struct Context {
     state: Option<State>,
     /// Per snapshot host, what the per-request lookups need.
     host_rules: HashMap<String, disallow::HostRules>,
+    /// The snapshot's hosts by number (`HostRules::id`).
+    host_names: Vec<Arc<str>>,
+    /// The crawler identities met by the run, numbered as met (each chunk
+    /// asks once per identity it meets).
+    identities: RwLock<Identities>,
+}
+
+/// The crawler identities of a run, numbered.
+#[derive(Debug, Default)]
+struct Identities {
+    ids: HashMap<Arc<str>, u32>,
+    names: Vec<Arc<str>>,
 }
 
 impl Context {
@@ -227,9 +241,17 @@ impl Context {
                 })
             })
             .collect();
-        let host_rules = snapshot
-            .hosts()
-            .map(|(host, _)| (host.to_string(), disallow::HostRules::of(&snapshot, host)))
+        let host_names: Vec<Arc<str>> = snapshot.hosts().map(|(host, _)| host.into()).collect();
+        let host_rules = host_names
+            .iter()
+            .enumerate()
+            .map(|(id, host)| {
+                let id = u32::try_from(id).expect("fewer than 2^32 hosts");
+                (
+                    host.to_string(),
+                    disallow::HostRules::of(&snapshot, host, id),
+                )
+            })
             .collect();
         Context {
             snapshot,
@@ -243,7 +265,55 @@ impl Context {
             markers,
             state: None,
             host_rules,
+            host_names,
+            identities: RwLock::default(),
         }
+    }
+
+    /// The name of the snapshot's host numbered `id` (`HostRules::id`).
+    pub(crate) fn host_name(&self, id: u32) -> &Arc<str> {
+        &self.host_names[id as usize]
+    }
+
+    /// The run's number of the crawler identity `name`.
+    fn identity_id(&self, name: &Arc<str>) -> u32 {
+        use std::sync::PoisonError;
+        if let Some(&id) = self
+            .identities
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .ids
+            .get(name)
+        {
+            return id;
+        }
+        let mut table = self
+            .identities
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(&id) = table.ids.get(name) {
+            return id;
+        }
+        let id = u32::try_from(table.names.len()).expect("fewer than 2^32 identities");
+        table.names.push(name.clone());
+        table.ids.insert(name.clone(), id);
+        id
+    }
+
+    /// The crawler identities numbered so far, by number
+    /// ([`Charged::identity`]).
+    pub(crate) fn identity_names(&self) -> Vec<Arc<str>> {
+        self.identities
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .names
+            .clone()
+    }
+
+    /// How many hosts the snapshot describes (the lookups' bounds grow
+    /// with it).
+    pub(crate) fn host_count(&self) -> usize {
+        self.host_rules.len()
     }
 
     /// What the per-request lookups need of `host` (normalized); `None`
@@ -439,17 +509,6 @@ impl Counts {
     }
 }
 
-/// A host as a chunk met it.
-#[derive(Debug)]
-struct HostSlot<'c> {
-    /// Normalized.
-    name: Arc<str>,
-    /// What the snapshot says of it (`None`: it does not describe it).
-    rules: Option<&'c disallow::HostRules>,
-    /// This shard owns it (always, without `--shard`).
-    owned: bool,
-}
-
 /// A crawler as a chunk met it, and its identity ids (the second: as an
 /// impersonator).
 #[derive(Debug)]
@@ -465,7 +524,12 @@ struct Met {
 #[derive(Debug)]
 pub(crate) struct Charged {
     pub(crate) host: Arc<str>,
-    pub(crate) identity: Arc<str>,
+    /// The host's number in the snapshot ([`Context::host_name`]), when
+    /// the host is named as the snapshot names it; the chunks' requests
+    /// are then gathered by number, not by name.
+    pub(crate) host_id: Option<u32>,
+    /// The identity's number in the run ([`Context::identity_name`]).
+    pub(crate) identity: u32,
     pub(crate) activity: Activity,
 }
 
@@ -490,10 +554,11 @@ pub struct Collector<'c> {
     /// Identity names, numbered.
     identities: Vec<Arc<str>>,
     identity_ids: HashMap<Arc<str>, u32>,
-    /// Host values as logged, to the host met.
-    host_values: HashMap<Box<[u8]>, u32>,
-    hosts: Vec<HostSlot<'c>>,
-    host_ids: HashMap<Arc<str>, u32>,
+    /// Per identity numbered by the chunk, its number in the run.
+    identity_run_ids: Vec<u32>,
+    /// Host values as logged, to the host met (kept from chunk to chunk
+    /// of a worker with the lookups).
+    hosts: Hosts<'c>,
     /// Referer hosts to the referrer pattern they match.
     referers: HashMap<Box<str>, Option<usize>>,
     /// The robots.txt lookups of the chunk.
@@ -533,9 +598,8 @@ impl<'c> Collector<'c> {
             met_by_address: HashMap::new(),
             identities: Vec::new(),
             identity_ids: HashMap::new(),
-            host_values: HashMap::new(),
-            hosts: Vec::new(),
-            host_ids: HashMap::new(),
+            identity_run_ids: Vec::new(),
+            hosts: Hosts::default(),
             referers: HashMap::new(),
             rules: disallow::Rules::new(ctx),
             lookups: None,
@@ -557,7 +621,7 @@ impl<'c> Collector<'c> {
     /// once per chunk).
     pub fn with_lookups(ctx: &'c Context, lookups: &'c disallow::Lookups<'c>) -> Self {
         let mut collector = Collector::new(ctx);
-        collector.rules = lookups.take(ctx);
+        (collector.rules, collector.hosts) = lookups.take(ctx);
         collector.lookups = Some(lookups);
         collector
     }
@@ -608,6 +672,7 @@ impl<'c> Collector<'c> {
             None => {
                 let id = self.identities.len() as u32;
                 let name: Arc<str> = name.into();
+                self.identity_run_ids.push(self.ctx.identity_id(&name));
                 self.identities.push(name.clone());
                 self.identity_ids.insert(name, id);
                 id
@@ -625,36 +690,11 @@ impl<'c> Collector<'c> {
             Some(raw) => (raw, None),
             None => (&b""[..], Some(self.ctx.default_host.as_deref()?)),
         };
-        if let Some(&h) = self.host_values.get(raw) {
-            return Some(h);
+        let (h, emptied) = self.hosts.get(self.ctx, raw, default);
+        if emptied {
+            // The numbers in the keys are void.
+            self.charged_ids.clear();
         }
-        let name = match default {
-            Some(d) => d.to_string(),
-            None => normalize_host(&String::from_utf8_lossy(raw)),
-        };
-        let h = match self.host_ids.get(name.as_str()) {
-            Some(&h) => h,
-            None => {
-                let h = self.hosts.len() as u32;
-                // Normalized once more, as the snapshot's own lookups do
-                // (a `shop.example.:443` is `shop.example.` once,
-                // `shop.example` twice).
-                let rules = self.ctx.host_rules(&normalize_host(&name));
-                let owned = self.ctx.settings.shard.is_none_or(|s| s.owns(Some(&name)));
-                let name: Arc<str> = name.into();
-                self.hosts.push(HostSlot {
-                    name: name.clone(),
-                    rules,
-                    owned,
-                });
-                self.host_ids.insert(name, h);
-                h
-            }
-        };
-        if self.host_values.len() >= CHUNK_CACHE {
-            self.host_values.clear();
-        }
-        self.host_values.insert(raw.into(), h);
         Some(h)
     }
 
@@ -685,6 +725,7 @@ impl<'c> Collector<'c> {
             met,
             hosts,
             identities,
+            identity_run_ids,
             rules,
             charged_ids,
             charged,
@@ -695,7 +736,7 @@ impl<'c> Collector<'c> {
             ..
         } = self;
         let crawler = &met[m as usize].crawler;
-        let slot = &hosts[h as usize];
+        let slot = hosts.slot(h);
         let target = lossy(request.target());
         let path = judge::path_of(&target);
         let robots_txt = judge::is_robots_txt(&path);
@@ -762,7 +803,8 @@ impl<'c> Collector<'c> {
                     .is_some_and(|r| rules.may_delay(r, &slot.name, crawler));
                 charged.push(Charged {
                     host: slot.name.clone(),
-                    identity: identities[id as usize].clone(),
+                    host_id: slot.id,
+                    identity: identity_run_ids[id as usize],
                     activity: Activity::new(&seen, steps),
                 });
                 charged_ids.insert((h, id), charged.len() - 1);
@@ -825,7 +867,7 @@ impl<'c> Collector<'c> {
         };
         self.counts.referred += 1;
         let t = request.time();
-        let slot = &self.hosts[h as usize];
+        let slot = self.hosts.slot(h);
         if self.ctx.state.is_some() {
             match self.referred_until.get_mut(&slot.name) {
                 Some(until) => *until = (*until).max(t),
@@ -869,7 +911,7 @@ impl Sink for Collector<'_> {
         let host = self.host(request);
         if let Some(shard) = self.ctx.settings.shard {
             let owned = match host {
-                Some(h) => self.hosts[h as usize].owned,
+                Some(h) => self.hosts.slot(h).owned,
                 None => shard.owns(None),
             };
             if !owned {
@@ -891,7 +933,7 @@ impl Sink for Collector<'_> {
             self.counts.no_host += 1;
             return;
         };
-        let slot = &self.hosts[h as usize];
+        let slot = self.hosts.slot(h);
         if slot.rules.is_none() {
             self.unknown_hosts.add(&slot.name, 1);
         }
@@ -916,17 +958,18 @@ impl Sink for Collector<'_> {
         self.met_by_address = HashMap::new();
         self.identities = Vec::new();
         self.identity_ids = HashMap::new();
-        self.host_values = HashMap::new();
-        self.hosts = Vec::new();
-        self.host_ids = HashMap::new();
+        self.identity_run_ids = Vec::new();
         self.referers = HashMap::new();
         self.charged_ids = HashMap::new();
         match self.lookups {
             Some(lookups) => {
                 let rules = std::mem::replace(&mut self.rules, disallow::Rules::new(self.ctx));
-                lookups.give_back(rules);
+                lookups.give_back(rules, std::mem::take(&mut self.hosts));
             }
-            None => self.rules.clear(),
+            None => {
+                self.rules.clear();
+                self.hosts.clear();
+            }
         }
         let unknown = std::mem::take(&mut self.unknown_hosts);
         if unknown != UnknownHosts::default() {

@@ -1075,3 +1075,166 @@ fn a_host_normalized_twice_is_judged_as_the_snapshot_finds_it() {
         o.findings
     );
 }
+
+/// A vhost_combined line for `host` (as logged) on 1 November 2026.
+fn vhost_line(host: &str, hms: &str, target: &str, ua: &str) -> String {
+    format!(
+        "{host} 192.0.2.9 - - [01/Nov/2026:{hms} +0000] \"GET {target} HTTP/1.1\" 200 100 \"-\" \"{ua}\""
+    )
+}
+
+fn two_hosts() -> Snapshot {
+    snapshot(
+        "two-hosts",
+        &[
+            (
+                "a.example/robots.txt",
+                "User-agent: *\nDisallow: /private/\n",
+            ),
+            ("b.example/robots.txt", "User-agent: *\nDisallow: /\n"),
+        ],
+    )
+}
+
+/// Host values that differ in case or port are one host, numbered as the
+/// snapshot numbers it; a name the snapshot writes otherwise (a trailing
+/// dot before a port) is a host of its own, judged by the same rules but not numbered.
+#[test]
+fn host_values_name_one_host_and_carry_the_snapshot_number() {
+    let c = ctx(two_hosts());
+    let mut hosts = hosts::Hosts::default();
+    let (a, _) = hosts.get(&c, b"a.example", None);
+    let (a_port, _) = hosts.get(&c, b"A.Example:443", None);
+    let (b, _) = hosts.get(&c, b"b.example:80", None);
+    let (dot, _) = hosts.get(&c, b"a.example.:443", None);
+    let (other, _) = hosts.get(&c, b"c.example", None);
+    assert_eq!(a, a_port);
+    assert_ne!(a, b);
+    assert_eq!(&**c.host_name(hosts.slot(a).id.unwrap()), "a.example");
+    assert_eq!(&**c.host_name(hosts.slot(b).id.unwrap()), "b.example");
+    assert_eq!(&*hosts.slot(dot).name, "a.example.");
+    assert!(hosts.slot(dot).rules.is_some() && hosts.slot(dot).id.is_none());
+    assert!(hosts.slot(other).rules.is_none() && hosts.slot(other).id.is_none());
+    // Lines without a host take the default, numbered like any other.
+    let (none, _) = hosts.get(&c, b"", Some("b.example"));
+    assert_eq!(hosts.slot(none).id, hosts.slot(b).id);
+}
+
+/// A table full of host values is emptied and says so; the numbers it
+/// gave are void (a crawler's requests on another host must not be
+/// charged to the host that held the number before), and the requests of
+/// one crawler on one host before and after still add up to one row.
+#[test]
+fn a_full_host_table_is_emptied_and_nothing_is_lost() {
+    let c = ctx(two_hosts());
+    let format = Format::VhostCombined.compile().unwrap();
+    let mut collector = Collector::new(&c);
+    let record = |collector: &mut Collector<'_>, l: String| {
+        collector.record(&parse_line(&format, l.as_bytes()).unwrap());
+    };
+    // a.example is the table's first value (number 0); human requests for
+    // hosts the snapshot does not describe fill it.
+    record(
+        &mut collector,
+        vhost_line("a.example", "10:00:00", "/private/1", AHREFS),
+    );
+    let humans = (1 << 16) - 1;
+    for i in 0..humans {
+        record(
+            &mut collector,
+            vhost_line(&format!("h{i}.test"), "10:00:01", "/", BROWSER),
+        );
+    }
+    // The next value empties the table and is numbered 0 again.
+    record(
+        &mut collector,
+        vhost_line("b.example", "10:00:02", "/x", AHREFS),
+    );
+    record(
+        &mut collector,
+        vhost_line("a.example", "10:00:03", "/private/2", AHREFS),
+    );
+    collector.finish();
+    let o = replay(&c, vec![collector]);
+    let rows: Vec<(&str, &str, u64)> = o
+        .activity
+        .iter()
+        .map(|a| (a.host.as_str(), a.crawler.as_str(), a.requests))
+        .collect();
+    assert_eq!(
+        rows,
+        [("a.example", "AhrefsBot", 2), ("b.example", "AhrefsBot", 1)]
+    );
+    assert_eq!(o.violations.len(), 3);
+    assert_eq!(o.counts.human, humans as u64);
+}
+
+/// Chunks whose collectors hand their lookups on (a worker's chunks) find
+/// what one collector over all the lines finds.
+#[test]
+fn chunks_handing_on_their_lookups_find_what_one_collector_finds() {
+    let c = ctx(two_hosts());
+    let format = Format::VhostCombined.compile().unwrap();
+    let lines: Vec<String> = (0..60)
+        .map(|i| {
+            let host = ["a.example", "B.example:443", "c.example", "a.example.:443"][i % 4];
+            let ua = [AHREFS, GOOGLEBOT, BROWSER][i % 3];
+            vhost_line(
+                host,
+                &format!("10:{:02}:00", i % 60),
+                &format!("/private/{i}"),
+                ua,
+            )
+        })
+        .collect();
+    let one = run_with(&c, &format, &lines, None);
+    let lookups = Lookups::default();
+    let chunked = run_with(&c, &format, &lines, Some(&lookups));
+    assert_eq!(kinds(&one), kinds(&chunked));
+    assert_eq!(one.activity, chunked.activity);
+    assert_eq!(one.findings, chunked.findings);
+    assert_eq!(one.counts, chunked.counts);
+    // `a.example.:443` is `a.example` once the reader drops the port.
+    let rows: Vec<(&str, &str)> = one
+        .activity
+        .iter()
+        .map(|a| (a.host.as_str(), a.crawler.as_str()))
+        .collect();
+    let mut expected = Vec::new();
+    for host in ["a.example", "b.example", "c.example"] {
+        expected.extend([(host, "AhrefsBot"), (host, "Googlebot (unverified)")]);
+    }
+    assert_eq!(rows, expected);
+}
+
+/// Replays `lines` with one collector, or, given lookups, with a collector
+/// per seven lines handing its lookups on.
+fn run_with<'c>(
+    c: &'c Context,
+    format: &crate::logs::Compiled,
+    lines: &[String],
+    lookups: Option<&'c Lookups<'c>>,
+) -> Outcome {
+    let mut collectors = Vec::new();
+    match lookups {
+        None => {
+            let mut collector = Collector::new(c);
+            for l in lines {
+                collector.record(&parse_line(format, l.as_bytes()).unwrap());
+            }
+            collector.finish();
+            collectors.push(collector);
+        }
+        Some(lookups) => {
+            for chunk in lines.chunks(7) {
+                let mut collector = Collector::with_lookups(c, lookups);
+                for l in chunk {
+                    collector.record(&parse_line(format, l.as_bytes()).unwrap());
+                }
+                collector.finish();
+                collectors.push(collector);
+            }
+        }
+    }
+    replay(c, collectors)
+}
