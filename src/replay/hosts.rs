@@ -20,6 +20,21 @@ use crate::host::normalize_host;
 /// with and without its port, in two cases).
 const MIN_VALUES: usize = 1 << 16;
 
+/// The longest Host value held in a table's own memory ([`short_key`]).
+const SHORT: usize = 31;
+
+/// A Host value of up to [`SHORT`] bytes as a key of fixed size: its
+/// bytes, zeros, and its length last (so that values ending in zeros stay
+/// apart). `None` for a longer value.
+fn short_key(raw: &[u8]) -> Option<[u8; SHORT + 1]> {
+    let mut key = [0; SHORT + 1];
+    key.get_mut(..raw.len())?.copy_from_slice(raw);
+    key[SHORT] = u8::try_from(raw.len())
+        .ok()
+        .filter(|&n| usize::from(n) <= SHORT)?;
+    Some(key)
+}
+
 /// A host as the collectors met it.
 #[derive(Debug)]
 pub(crate) struct HostSlot<'c> {
@@ -39,9 +54,13 @@ pub(crate) struct HostSlot<'c> {
 /// ([`Hosts::get`] says so).
 #[derive(Debug, Default)]
 pub(crate) struct Hosts<'c> {
-    /// Host values as logged (the empty value: a line without one) to
-    /// their host's number.
-    values: HashMap<Box<[u8]>, u32>,
+    /// Host values as logged of up to [`SHORT`] bytes (the empty value: a
+    /// line without one) to their host's number, each held in the table
+    /// itself ([`short_key`]): probing a table of thousands of hosts then
+    /// follows no pointer.
+    short: HashMap<[u8; SHORT + 1], u32>,
+    /// Longer Host values to their host's number.
+    long: HashMap<Box<[u8]>, u32>,
     /// The last value looked up and its number (a one-host log, or a run
     /// of one host's lines, skips the map).
     last: Option<u32>,
@@ -80,12 +99,17 @@ impl<'c> Hosts<'c> {
                 return (h, false);
             }
         }
-        if let Some(&h) = self.values.get(raw) {
+        let key = short_key(raw);
+        let found = match &key {
+            Some(key) => self.short.get(key),
+            None => self.long.get(raw),
+        };
+        if let Some(&h) = found {
             self.remember(raw, h);
             return (h, false);
         }
         let limit = MIN_VALUES.max(4 * ctx.host_count());
-        let emptied = self.values.len() >= limit;
+        let emptied = self.short.len() + self.long.len() >= limit;
         if emptied {
             self.clear();
         }
@@ -116,7 +140,10 @@ impl<'c> Hosts<'c> {
                 h
             }
         };
-        self.values.insert(raw.into(), h);
+        match key {
+            Some(key) => self.short.insert(key, h),
+            None => self.long.insert(raw.into(), h),
+        };
         self.remember(raw, h);
         (h, emptied)
     }
@@ -145,11 +172,30 @@ impl<'c> Hosts<'c> {
 
     /// Frees the table.
     pub(crate) fn clear(&mut self) {
-        self.values = HashMap::new();
+        self.short = HashMap::new();
+        self.long = HashMap::new();
         self.last = None;
         self.empty = None;
         self.last_value = Vec::new();
         self.slots = Vec::new();
         self.ids = HashMap::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_keys_hold_values_up_to_their_size_and_keep_them_apart() {
+        let at_most = [b'a'; SHORT];
+        let key = short_key(&at_most).unwrap();
+        assert_eq!(&key[..SHORT], &at_most[..]);
+        assert_eq!(usize::from(key[SHORT]), SHORT);
+        assert!(short_key(&[b'a'; SHORT + 1]).is_none());
+        // A value and the same value with a zero byte more differ.
+        assert_ne!(short_key(b"a"), short_key(b"a\0"));
+        assert_ne!(short_key(b""), short_key(b"\0"));
+        assert_eq!(short_key(b"shop.example"), short_key(b"shop.example"));
     }
 }
