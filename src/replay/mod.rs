@@ -528,7 +528,7 @@ pub(crate) struct Charged {
     /// the host is named as the snapshot names it; the chunks' requests
     /// are then gathered by number, not by name.
     pub(crate) host_id: Option<u32>,
-    /// The identity's number in the run ([`Context::identity_name`]).
+    /// The identity's number in the run ([`Context::identity_names`]).
     pub(crate) identity: u32,
     pub(crate) activity: Activity,
 }
