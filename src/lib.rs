@@ -11,6 +11,8 @@
 //! - [`text`]: shared text, one copy per distinct string.
 //! - [`host`]: hosts as the audit names them, and the check of a named host.
 //! - [`bounded_read`]: whole files the user names, read with a bound.
+//! - `contain`: Parquet files others wrote, checked before polars decodes
+//!   them, and polars' panics on corrupt bytes turned into errors.
 //! - [`robots`]: the robots.txt evaluator (RFC 9309, as Google's reference).
 //! - [`indexing`]: `X-Robots-Tag` lines and robots `<meta>` tags per crawler.
 //! - [`bots`]: the crawler catalogue, identification, IP range verification.
@@ -36,6 +38,7 @@
 pub mod audit;
 pub mod bots;
 pub mod bounded_read;
+pub(crate) mod contain;
 pub mod host;
 pub mod indexing;
 pub mod logs;

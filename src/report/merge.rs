@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use serde_json::Value;
 
-use super::contain::{contain, read_parquet};
 use super::tables::{findings_of, partials_of, violations_of};
 use super::{Parts, Report, ReportError};
+use crate::contain::{contain, read_parquet};
 use crate::logs::FileReport;
 use crate::replay::{Counts, Violations, sort_rows};
 

@@ -7,7 +7,6 @@
 //! shard reports read back by `merge` ([`Report::merge`]) and the
 //! `--state` file ([`read_state`], [`write_state`]).
 
-pub(crate) mod contain;
 mod csv_text;
 mod html;
 mod merge;

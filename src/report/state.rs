@@ -69,7 +69,7 @@ pub fn read_state(path: &Path) -> Result<State, ReportError> {
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Err(invalid(&"not a regular file"));
     }
-    let df = super::contain::read_parquet(file).map_err(|e| invalid(&e))?;
+    let df = crate::contain::read_parquet(file).map_err(|e| invalid(&e))?;
     state_of(&df).map_err(|e| invalid(&e))
 }
 

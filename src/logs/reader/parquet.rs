@@ -11,10 +11,10 @@
 //! read as text (numbers, strings, RFC 3339 or epoch times), as a JSON
 //! value would be. Before anything is decoded, the footer and the page
 //! headers of the columns read are checked
-//! ([`check_pages_in`](crate::report::contain::check_pages_in)): counts
+//! ([`check_pages_in`](crate::contain::check_pages_in)): counts
 //! that disagree, or that the file's size cannot hold, are a fault, not an
 //! allocation that aborts. The decoder then runs under
-//! [`contain`](crate::report::contain::contain): a file that makes it panic
+//! [`contain`](crate::contain::contain): a file that makes it panic
 //! is a fault naming the row group, not a crash.
 
 use std::borrow::Cow;
@@ -27,9 +27,9 @@ use polars::prelude::{
 use rayon::prelude::*;
 
 use super::{Counts, FileReport, SAMPLE_BYTES, Sink, merge};
+use crate::contain::{check_pages_in, contain};
 use crate::logs::json::{FIELDS, JsonFields, NAMES, TIME};
 use crate::logs::time::LogTime;
-use crate::report::contain::{check_pages_in, contain};
 
 /// The first (and last) bytes of a Parquet file.
 pub(crate) const MAGIC: &[u8] = b"PAR1";
@@ -435,7 +435,7 @@ mod tests {
         // The time column's first data page claims -50 values: without the
         // check the decoder reserves 2^61 bytes and the process aborts.
         let bytes = std::fs::read(&path).unwrap();
-        let forged = crate::report::contain::tests::with_first_data_page(&bytes, |h| {
+        let forged = crate::contain::tests::with_first_data_page(&bytes, |h| {
             h.data_page_header.as_mut().unwrap().num_values = -50;
         });
         let forged_path = path.with_file_name("forged.parquet");
