@@ -12,11 +12,9 @@ use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
 use super::activity::DelayedRows;
+use super::kept::{EngineFetch, Referral};
 use super::state::{Fetch, LastRequest, State, prune};
-use super::{
-    Activity, Collector, Context, Counts, CrawlerActivity, EngineFetch, Finding, Outcome, Referral,
-    Violations,
-};
+use super::{Activity, Collector, Context, Counts, CrawlerActivity, Finding, Outcome, Violations};
 use super::{crawl_delay, findings, noindex};
 use crate::robots::target_path;
 
@@ -116,8 +114,8 @@ fn judge_host(
     let settings = ctx.settings();
     let judged_host = snap.is_judged(host);
     // Stable sorts: requests of one time keep their file order.
-    engine_fetches.sort_by_key(|f| f.fetch.time);
-    referrals.sort_by_key(|r| r.time);
+    engine_fetches.sort_by_key(EngineFetch::time);
+    referrals.sort_by_key(Referral::time);
     let mut out = HostResult {
         host: host.to_string(),
         ..HostResult::default()
@@ -129,11 +127,12 @@ fn judge_host(
         fetches.entry(crawler).or_default().insert(url, list);
     }
     for f in engine_fetches {
-        let by_url = match fetches.get_mut(f.crawler.name()) {
+        let by_url = match fetches.get_mut(f.crawler().name()) {
             Some(m) => m,
-            None => fetches.entry(f.crawler.name().to_string()).or_default(),
+            None => fetches.entry(f.crawler().name().to_string()).or_default(),
         };
-        by_url.entry(f.path).or_default().push(f.fetch);
+        let (path, fetch) = f.into_parts();
+        by_url.entry(path).or_default().push(fetch);
     }
     // Per identity (several crawlers can share one: a heuristic crawler
     // per User-Agent string, all named `python-requests`): crawl-delay
@@ -251,34 +250,40 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     let mut by_id: Vec<HashMap<u32, Activity>> = Vec::new();
     by_id.resize_with(ctx.host_count(), HashMap::new);
     for c in collectors {
-        counts.add(&c.counts);
-        chunk_violations.push(c.violations);
+        let mut kept = c.into_kept();
+        counts.add(kept.counts());
+        chunk_violations.push(kept.take_violations());
         let chunk = u32::try_from(delayed.len()).expect("fewer than 2^32 chunks");
-        delayed.push(c.delayed);
-        for mut charged in c.charged {
-            charged.activity.in_chunk(chunk);
-            let identities = match charged.host_id {
+        delayed.push(kept.take_delayed());
+        for charged in kept.take_charged() {
+            let (host, host_id, identity, mut activity) = charged.into_parts();
+            activity.in_chunk(chunk);
+            let identities = match host_id {
                 Some(id) => &mut by_id[id as usize],
-                None => &mut by_host.entry(charged.host).or_default().identities,
+                None => &mut by_host.entry(host).or_default().identities,
             };
-            match identities.get_mut(&charged.identity) {
-                Some(activity) => activity.merge(charged.activity),
+            match identities.get_mut(&identity) {
+                Some(kept) => kept.merge(activity),
                 None => {
-                    identities.insert(charged.identity, charged.activity);
+                    identities.insert(identity, activity);
                 }
             }
         }
-        for (host, fetch) in c.fetches {
+        for (host, fetch) in kept.take_fetches() {
             by_host.entry(host).or_default().fetches.push(fetch);
         }
-        for r in c.referrals {
-            by_host.entry(r.host.clone()).or_default().referrals.push(r);
+        for r in kept.take_referrals() {
+            by_host
+                .entry(r.host().clone())
+                .or_default()
+                .referrals
+                .push(r);
         }
-        for (host, until) in c.referred_until {
+        for (host, until) in kept.take_referred_until() {
             let data = by_host.entry(host).or_default();
             data.referred_until = data.referred_until.max(Some(until));
         }
-        unknown_hosts.merge(c.unknown_hosts);
+        unknown_hosts.merge(kept.take_unknown_hosts());
     }
     for (id, identities) in by_id.into_iter().enumerate() {
         if !identities.is_empty() {

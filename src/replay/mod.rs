@@ -42,6 +42,7 @@ mod disallow;
 mod findings;
 mod hosts;
 mod judge;
+mod kept;
 mod kinds;
 mod noindex;
 mod state;
@@ -57,8 +58,9 @@ use crate::logs::{Request, Sink};
 use crate::shard::Shard;
 use crate::snapshot::Snapshot;
 use crate::time::HOUR;
-use activity::{Activity, DelayedRows, Step};
+use activity::{Activity, Step};
 use hosts::Hosts;
+use kept::{Charged, EngineFetch, Kept, Referral};
 
 pub use disallow::Lookups;
 pub(crate) use findings::merge_unknown_hosts;
@@ -427,15 +429,6 @@ fn referer_host(referer: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     })
 }
 
-/// An engine crawler's 2xx fetch of a page, evidence for a later
-/// referral (see `judge`).
-#[derive(Clone, Debug)]
-pub(crate) struct EngineFetch {
-    pub(crate) crawler: Arc<Crawler>,
-    pub(crate) path: String,
-    pub(crate) fetch: Fetch,
-}
-
 /// The identity violations are charged to: the crawler's name, or
 /// `NAME (unverified)` for an impersonator.
 pub(crate) fn identity_of(crawler: &Crawler, verified: Option<bool>) -> String {
@@ -444,17 +437,6 @@ pub(crate) fn identity_of(crawler: &Crawler, verified: Option<bool>) -> String {
     } else {
         crawler.name().to_string()
     }
-}
-
-/// A human request that a search engine or assistant referred.
-#[derive(Clone, Debug)]
-pub(crate) struct Referral {
-    pub(crate) host: Arc<str>,
-    pub(crate) time: i64,
-    pub(crate) target: Box<str>,
-    pub(crate) engine: String,
-    /// The Referer host, or `landing marker ...`.
-    pub(crate) via: String,
 }
 
 /// Requests by class, as `summary.json` counts them.
@@ -520,19 +502,6 @@ struct Met {
     ranges: Option<Option<crate::bots::RangeSet>>,
 }
 
-/// A crawler identity's requests on one host, as one chunk read them.
-#[derive(Debug)]
-pub(crate) struct Charged {
-    pub(crate) host: Arc<str>,
-    /// The host's number in the snapshot ([`Context::host_name`]), when
-    /// the host is named as the snapshot names it; the chunks' requests
-    /// are then gathered by number, not by name.
-    pub(crate) host_id: Option<u32>,
-    /// The identity's number in the run ([`Context::identity_names`]).
-    pub(crate) identity: u32,
-    pub(crate) activity: Activity,
-}
-
 /// How a human request was referred: by an engine's result page (the
 /// index of its referrer pattern) or by a landing marker in the target.
 enum Referred {
@@ -567,25 +536,10 @@ pub struct Collector<'c> {
     lookups: Option<&'c disallow::Lookups<'c>>,
     /// (host, identity) to its entry of `charged`.
     charged_ids: HashMap<(u32, u32), usize>,
-    /// Per (host, identity), its requests, in order of first request.
-    pub(crate) charged: Vec<Charged>,
-    /// Disallow violations, in file order.
-    pub(crate) violations: Violations,
-    /// What crawl-delay rows name of the chunk's requests that must keep
-    /// a delay (the steps point into it).
-    pub(crate) delayed: DelayedRows,
-    /// Engine crawlers' 2xx fetches of the snapshot's pages (of any page
-    /// with `--state`: the next night may judge them), in file order.
-    pub(crate) fetches: Vec<(Arc<str>, EngineFetch)>,
-    /// Referred human requests for the snapshot's pages, in file order.
-    pub(crate) referrals: Vec<Referral>,
-    /// With `--state`, per host, the last referred request's time (the
-    /// state is pruned as of the host's last request).
-    pub(crate) referred_until: HashMap<Arc<str>, i64>,
-    /// Requests (all classes) for hosts the snapshot does not describe,
-    /// until the chunk is done.
-    pub(crate) unknown_hosts: UnknownHosts,
-    pub(crate) counts: Counts,
+    /// What the chunk keeps for the ordered stage: its counts, Disallow
+    /// violations, delayed requests' rows, per (host, identity) requests,
+    /// engine crawlers' fetches and referred visits.
+    kept: Kept,
 }
 
 impl<'c> Collector<'c> {
@@ -604,14 +558,7 @@ impl<'c> Collector<'c> {
             rules: disallow::Rules::new(ctx),
             lookups: None,
             charged_ids: HashMap::new(),
-            charged: Vec::new(),
-            violations: Violations::default(),
-            delayed: DelayedRows::default(),
-            fetches: Vec::new(),
-            referrals: Vec::new(),
-            referred_until: HashMap::new(),
-            unknown_hosts: UnknownHosts::default(),
-            counts: Counts::default(),
+            kept: Kept::default(),
         }
     }
 
@@ -628,7 +575,12 @@ impl<'c> Collector<'c> {
 
     /// What this collector counted.
     pub fn counts(&self) -> &Counts {
-        &self.counts
+        self.kept.counts()
+    }
+
+    /// What the chunk kept, for the ordered stage.
+    pub(crate) fn into_kept(self) -> Kept {
+        self.kept
     }
 
     /// The crawler a User-Agent names, as met by this chunk.
@@ -728,11 +680,7 @@ impl<'c> Collector<'c> {
             identity_run_ids,
             rules,
             charged_ids,
-            charged,
-            violations,
-            delayed,
-            fetches,
-            counts,
+            kept,
             ..
         } = self;
         let crawler = &met[m as usize].crawler;
@@ -758,10 +706,10 @@ impl<'c> Collector<'c> {
             status,
         });
         if !judged.judged {
-            counts.unjudged += 1;
+            kept.counts_mut().unjudged += 1;
         }
         if let Some(v) = judged.violation {
-            violations.push(v);
+            kept.push_violation(v);
         }
         // Only an engine's crawler's fetches are evidence for a referral,
         // and only of a page the snapshot has rules for (the next night's
@@ -772,20 +720,20 @@ impl<'c> Collector<'c> {
             && crawler.engine().is_some()
             && (ctx.state.is_some() || slot.rules.is_some_and(|r| r.has_page(&path)))
         {
-            fetches.push((
+            kept.push_fetch(
                 slot.name.clone(),
-                EngineFetch {
-                    crawler: crawler.clone(),
-                    path: path.to_string(),
-                    fetch: Fetch {
+                EngineFetch::new(
+                    crawler.clone(),
+                    path.to_string(),
+                    Fetch {
                         time: t,
                         verified,
                         client: client.to_string(),
                         method: method.to_string(),
                         status,
                     },
-                },
-            ));
+                ),
+            );
         }
         let seen = activity::Seen {
             crawler,
@@ -801,17 +749,17 @@ impl<'c> Collector<'c> {
                 let steps = slot
                     .rules
                     .is_some_and(|r| rules.may_delay(r, &slot.name, crawler));
-                charged.push(Charged {
-                    host: slot.name.clone(),
-                    host_id: slot.id,
-                    identity: identity_run_ids[id as usize],
-                    activity: Activity::new(&seen, steps),
-                });
-                charged_ids.insert((h, id), charged.len() - 1);
-                charged.len() - 1
+                let i = kept.charge(Charged::new(
+                    slot.name.clone(),
+                    slot.id,
+                    identity_run_ids[id as usize],
+                    Activity::new(&seen, steps),
+                ));
+                charged_ids.insert((h, id), i);
+                i
             }
         };
-        let activity = &mut charged[i].activity;
+        let (activity, delayed) = kept.charged_activity(i);
         debug_assert!(
             judged.delay.is_none() || activity.keeps_steps(),
             "a crawl delay applies where none was foreseen"
@@ -865,16 +813,11 @@ impl<'c> Collector<'c> {
         else {
             return;
         };
-        self.counts.referred += 1;
+        self.kept.counts_mut().referred += 1;
         let t = request.time();
         let slot = self.hosts.slot(h);
         if self.ctx.state.is_some() {
-            match self.referred_until.get_mut(&slot.name) {
-                Some(until) => *until = (*until).max(t),
-                None => {
-                    self.referred_until.insert(slot.name.clone(), t);
-                }
-            }
+            self.kept.refer_until(&slot.name, t);
         }
         let Some(rules) = slot.rules else {
             return;
@@ -896,13 +839,13 @@ impl<'c> Collector<'c> {
                 (engine.clone(), format!("landing marker {marker}"))
             }
         };
-        self.referrals.push(Referral {
-            host: slot.name.clone(),
-            time: t,
-            target: target.into(),
+        self.kept.push_referral(Referral::new(
+            slot.name.clone(),
+            t,
+            target.into(),
             engine,
             via,
-        });
+        ));
     }
 }
 
@@ -918,32 +861,32 @@ impl Sink for Collector<'_> {
                 return;
             }
         }
-        self.counts.requests += 1;
+        self.kept.counts_mut().requests += 1;
         if !request.is_valid_request() {
-            self.counts.not_requests += 1;
+            self.kept.counts_mut().not_requests += 1;
             return;
         }
         let settings = &self.ctx.settings;
         let t = request.time();
         if settings.since.is_some_and(|s| t < s) || settings.until.is_some_and(|u| t >= u) {
-            self.counts.outside_window += 1;
+            self.kept.counts_mut().outside_window += 1;
             return;
         }
         let Some(h) = host else {
-            self.counts.no_host += 1;
+            self.kept.counts_mut().no_host += 1;
             return;
         };
         let slot = self.hosts.slot(h);
         if slot.rules.is_none() {
-            self.unknown_hosts.add(&slot.name, 1);
+            self.kept.unknown_hosts_mut().add(&slot.name, 1);
         }
         match self.identify(request.user_agent()) {
             Some(m) => {
-                self.counts.crawler += 1;
+                self.kept.counts_mut().crawler += 1;
                 self.keep(request, h, m);
             }
             None => {
-                self.counts.human += 1;
+                self.kept.counts_mut().human += 1;
                 self.human(request, h);
             }
         }
@@ -952,7 +895,7 @@ impl Sink for Collector<'_> {
     /// Frees the chunk's caches and hands its unknown hosts to the run, so
     /// that a collector kept until the replay holds only its evidence.
     fn finish(&mut self) {
-        self.delayed.seal();
+        self.kept.delayed_mut().seal();
         self.agents = HashMap::new();
         self.met = Vec::new();
         self.met_by_address = HashMap::new();
@@ -971,7 +914,7 @@ impl Sink for Collector<'_> {
                 self.hosts.clear();
             }
         }
-        let unknown = std::mem::take(&mut self.unknown_hosts);
+        let unknown = self.kept.take_unknown_hosts();
         if unknown != UnknownHosts::default() {
             let mut all = self
                 .ctx

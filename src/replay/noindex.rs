@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use foldhash::{HashMap, HashMapExt};
 
 use super::judge::{Identity, path_of, without_tracking};
+use super::kept::Referral;
 use super::state::Fetch;
-use super::{Context, Finding, FindingKind, Referral, Violation, ViolationKind, Violations};
+use super::{Context, Finding, FindingKind, Violation, ViolationKind, Violations};
 use crate::bots::Crawler;
 use crate::snapshot::Policy;
 use crate::text::Interner;
@@ -33,12 +34,12 @@ pub(super) fn shown_despite_rules(
     // The violations' repeated cells, shared.
     let mut texts = Interner::default();
     for referral in referrals {
-        let Some(engine) = ctx.catalogue().engine(&referral.engine) else {
+        let Some(engine) = ctx.catalogue().engine(referral.engine()) else {
             continue;
         };
         let index = engine.index();
-        let deadline = referral.time.saturating_sub(settings.index_grace);
-        let url = path_of(&referral.target).into_owned();
+        let deadline = referral.time().saturating_sub(settings.index_grace);
+        let url = path_of(referral.target()).into_owned();
         for crawler in ctx
             .catalogue()
             .crawlers()
@@ -61,7 +62,7 @@ pub(super) fn shown_despite_rules(
             else {
                 continue;
             };
-            let versions = snap.page_versions_during(host, &page_url, fetch.time, referral.time);
+            let versions = snap.page_versions_during(host, &page_url, fetch.time, referral.time());
             if versions.is_empty() {
                 continue;
             }
@@ -94,7 +95,7 @@ pub(super) fn shown_despite_rules(
                 continue;
             };
             violations.push(Violation {
-                time: referral.time,
+                time: referral.time(),
                 host: texts.get(host),
                 crawler: texts.get(crawler.name()),
                 verified: fetch.verified,
@@ -108,7 +109,7 @@ pub(super) fn shown_despite_rules(
                 robots_version: None,
                 detail: format!(
                     "referrer {}; crawler fetched {}",
-                    referral.via,
+                    referral.via(),
                     format_time(fetch.time)
                 )
                 .into(),

@@ -1,0 +1,262 @@
+//! What a chunk's collector keeps for the ordered stage, and the only way
+//! the ordered stage reads it: a chunk's [`Kept`] (its counts, its Disallow
+//! violations, its delayed requests' rows, each crawler identity's
+//! requests per host, engine crawlers' fetches and referred visits), each
+//! kept request a value whose fields are read through accessors.
+
+use std::sync::Arc;
+
+use foldhash::HashMap;
+
+use super::activity::{Activity, DelayedRows};
+use super::state::Fetch;
+use super::{Counts, UnknownHosts, Violations};
+use crate::bots::Crawler;
+
+/// A crawler identity's requests on one host, as one chunk read them.
+#[derive(Debug)]
+pub(crate) struct Charged {
+    host: Arc<str>,
+    /// The host's number in the snapshot (`Context::host_name`), when the
+    /// host is named as the snapshot names it.
+    host_id: Option<u32>,
+    /// The identity's number in the run (`Context::identity_names`).
+    identity: u32,
+    activity: Activity,
+}
+
+impl Charged {
+    /// The requests of identity number `identity` on `host` (numbered
+    /// `host_id` in the snapshot, when it is named as the snapshot names
+    /// it), starting with `activity`.
+    pub(crate) fn new(
+        host: Arc<str>,
+        host_id: Option<u32>,
+        identity: u32,
+        activity: Activity,
+    ) -> Charged {
+        Charged {
+            host,
+            host_id,
+            identity,
+            activity,
+        }
+    }
+
+    /// The requests, to add one to.
+    pub(crate) fn activity_mut(&mut self) -> &mut Activity {
+        &mut self.activity
+    }
+
+    /// Its host's name, its host's number in the snapshot, its identity's
+    /// number and its requests.
+    pub(crate) fn into_parts(self) -> (Arc<str>, Option<u32>, u32, Activity) {
+        (self.host, self.host_id, self.identity, self.activity)
+    }
+}
+
+/// An engine crawler's 2xx fetch of a page, evidence for a later
+/// referral (see `noindex`).
+#[derive(Clone, Debug)]
+pub(crate) struct EngineFetch {
+    crawler: Arc<Crawler>,
+    path: String,
+    fetch: Fetch,
+}
+
+impl EngineFetch {
+    /// `crawler`'s fetch of `path` (path and query).
+    pub(crate) fn new(crawler: Arc<Crawler>, path: String, fetch: Fetch) -> EngineFetch {
+        EngineFetch {
+            crawler,
+            path,
+            fetch,
+        }
+    }
+
+    /// When it was fetched.
+    pub(crate) fn time(&self) -> i64 {
+        self.fetch.time
+    }
+
+    /// The crawler that fetched.
+    pub(crate) fn crawler(&self) -> &Arc<Crawler> {
+        &self.crawler
+    }
+
+    /// The path fetched and the fetch.
+    pub(crate) fn into_parts(self) -> (String, Fetch) {
+        (self.path, self.fetch)
+    }
+}
+
+/// A human request that a search engine or assistant referred.
+#[derive(Clone, Debug)]
+pub(crate) struct Referral {
+    host: Arc<str>,
+    time: i64,
+    target: Box<str>,
+    engine: String,
+    /// The Referer host, or `landing marker ...`.
+    via: String,
+}
+
+impl Referral {
+    /// A visit of `target` on `host` at `time` that `engine` referred,
+    /// `via` a Referer host or a landing marker.
+    pub(crate) fn new(
+        host: Arc<str>,
+        time: i64,
+        target: Box<str>,
+        engine: String,
+        via: String,
+    ) -> Referral {
+        Referral {
+            host,
+            time,
+            target,
+            engine,
+            via,
+        }
+    }
+
+    /// The site.
+    pub(crate) fn host(&self) -> &Arc<str> {
+        &self.host
+    }
+
+    /// When.
+    pub(crate) fn time(&self) -> i64 {
+        self.time
+    }
+
+    /// The URL as logged.
+    pub(crate) fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// The referring engine's id.
+    pub(crate) fn engine(&self) -> &str {
+        &self.engine
+    }
+
+    /// The Referer host, or `landing marker ...`.
+    pub(crate) fn via(&self) -> &str {
+        &self.via
+    }
+}
+
+/// What one chunk's collector kept, handed to the ordered stage once the
+/// chunk is read ([`super::Collector::into_kept`]); each part is taken
+/// once.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    counts: Counts,
+    violations: Violations,
+    delayed: DelayedRows,
+    charged: Vec<Charged>,
+    fetches: Vec<(Arc<str>, EngineFetch)>,
+    referrals: Vec<Referral>,
+    referred_until: HashMap<Arc<str>, i64>,
+    unknown_hosts: UnknownHosts,
+}
+
+/// What the collector adds to a chunk's [`Kept`] as it reads.
+impl Kept {
+    /// Requests by class, to count one.
+    pub(crate) fn counts_mut(&mut self) -> &mut Counts {
+        &mut self.counts
+    }
+
+    /// Keeps a Disallow violation.
+    pub(crate) fn push_violation(&mut self, v: super::Violation) {
+        self.violations.push(v);
+    }
+
+    /// The delayed requests' rows.
+    pub(crate) fn delayed_mut(&mut self) -> &mut DelayedRows {
+        &mut self.delayed
+    }
+
+    /// Keeps an identity's requests on a host: their place, for
+    /// [`Kept::charged_activity`].
+    pub(crate) fn charge(&mut self, charged: Charged) -> usize {
+        self.charged.push(charged);
+        self.charged.len() - 1
+    }
+
+    /// The requests kept at place `i`, and the delayed requests' rows (a
+    /// request added to one may add a row to the other).
+    pub(crate) fn charged_activity(&mut self, i: usize) -> (&mut Activity, &mut DelayedRows) {
+        (self.charged[i].activity_mut(), &mut self.delayed)
+    }
+
+    /// Keeps an engine crawler's fetch on `host`.
+    pub(crate) fn push_fetch(&mut self, host: Arc<str>, fetch: EngineFetch) {
+        self.fetches.push((host, fetch));
+    }
+
+    /// Keeps a referred visit.
+    pub(crate) fn push_referral(&mut self, referral: Referral) {
+        self.referrals.push(referral);
+    }
+
+    /// Notes a referred visit of `host` at `time` (with `--state`).
+    pub(crate) fn refer_until(&mut self, host: &Arc<str>, time: i64) {
+        match self.referred_until.get_mut(host) {
+            Some(until) => *until = (*until).max(time),
+            None => {
+                self.referred_until.insert(host.clone(), time);
+            }
+        }
+    }
+
+    /// Requests for hosts the snapshot does not describe, to count one.
+    pub(crate) fn unknown_hosts_mut(&mut self) -> &mut UnknownHosts {
+        &mut self.unknown_hosts
+    }
+}
+
+/// What the ordered stage takes of a chunk's [`Kept`], each part once.
+impl Kept {
+    /// Requests by class.
+    pub(crate) fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    /// Its Disallow violations, in file order.
+    pub(crate) fn take_violations(&mut self) -> Violations {
+        std::mem::take(&mut self.violations)
+    }
+
+    /// What its crawl-delay rows name (the steps point into it).
+    pub(crate) fn take_delayed(&mut self) -> DelayedRows {
+        std::mem::take(&mut self.delayed)
+    }
+
+    /// Per (host, identity), its requests, in order of first request.
+    pub(crate) fn take_charged(&mut self) -> Vec<Charged> {
+        std::mem::take(&mut self.charged)
+    }
+
+    /// Engine crawlers' fetches, with their hosts, in file order.
+    pub(crate) fn take_fetches(&mut self) -> Vec<(Arc<str>, EngineFetch)> {
+        std::mem::take(&mut self.fetches)
+    }
+
+    /// Referred human requests, in file order.
+    pub(crate) fn take_referrals(&mut self) -> Vec<Referral> {
+        std::mem::take(&mut self.referrals)
+    }
+
+    /// With `--state`, per host, the last referred request's time.
+    pub(crate) fn take_referred_until(&mut self) -> HashMap<Arc<str>, i64> {
+        std::mem::take(&mut self.referred_until)
+    }
+
+    /// Requests for hosts the snapshot does not describe, not yet handed
+    /// to the run.
+    pub(crate) fn take_unknown_hosts(&mut self) -> UnknownHosts {
+        std::mem::take(&mut self.unknown_hosts)
+    }
+}
