@@ -120,10 +120,10 @@ pub(crate) struct Rules<'c> {
     /// end): the policies in force in the window.
     windows: HashMap<(usize, usize, usize), Arc<Window<'c>>>,
     /// Per window (as `windows` names them) and crawler (by address): the
-    /// groups selected, as a place in `selected` (a request reads its
-    /// selection in place: no reference count touched).
-    selections: HashMap<(usize, usize, usize, usize), u32>,
-    selected: Vec<Selection<'c>>,
+    /// groups selected, held in the map itself (a request reads its
+    /// selection where the lookup lands: no reference count touched, no
+    /// pointer followed for a window of one policy).
+    selections: HashMap<(usize, usize, usize, usize), Selection<'c>>,
     /// Per (version, crawler): the group selected, the crawl delay, and
     /// the crawler, kept so that its address is not reused while cached.
     groups: HashMap<(usize, usize), Selected<'c>>,
@@ -144,6 +144,9 @@ pub(crate) struct Rules<'c> {
 /// crawler, their smallest crawl delay, and which is in force at the end.
 struct Selection<'c> {
     window: Arc<Window<'c>>,
+    /// A window of one policy (the common case): that policy and the
+    /// group it selects, held here.
+    single: Option<(Policy<'c>, Option<Group<'c>>)>,
     groups: Vec<Option<Group<'c>>>,
     delay: Option<f64>,
     now: Option<usize>,
@@ -232,7 +235,6 @@ impl<'c> Rules<'c> {
             limit: RULES_CACHE.max(ENTRIES_PER_HOST.saturating_mul(ctx.host_count())),
             windows: HashMap::new(),
             selections: HashMap::new(),
-            selected: Vec::new(),
             groups: HashMap::new(),
             delays: HashMap::new(),
             texts: Interner::default(),
@@ -244,7 +246,6 @@ impl<'c> Rules<'c> {
     pub(crate) fn clear(&mut self) {
         self.windows = HashMap::new();
         self.selections = HashMap::new();
-        self.selected = Vec::new();
         self.groups = HashMap::new();
         self.delays = HashMap::new();
         self.texts = Interner::default();
@@ -401,18 +402,33 @@ impl<'c> Rules<'c> {
     }
 
     /// The window of cache `key` with the groups its policies select for
-    /// `hit`'s crawler: one lookup per request. Its place in `selected`.
+    /// `hit`'s crawler: one lookup per request.
     fn selection(
         &mut self,
         key: (usize, usize, usize),
         hit: &Hit<'_>,
         judged: bool,
         start: i64,
-    ) -> usize {
+    ) -> &Selection<'c> {
         let full = (key.0, key.1, key.2, Arc::as_ptr(hit.crawler) as usize);
-        if let Some(&s) = self.selections.get(&full) {
-            return s as usize;
+        if !self.selections.contains_key(&full) {
+            let selection = self.select(key, hit, judged, start);
+            if self.selections.len() >= self.limit {
+                self.selections.clear();
+            }
+            self.selections.insert(full, selection);
         }
+        &self.selections[&full]
+    }
+
+    /// The groups the policies of window `key` select for `hit`'s crawler.
+    fn select(
+        &mut self,
+        key: (usize, usize, usize),
+        hit: &Hit<'_>,
+        judged: bool,
+        start: i64,
+    ) -> Selection<'c> {
         let window = self.window(key, hit.host, judged, start, hit.time);
         let mut groups = Vec::with_capacity(window.policies.len());
         // The smallest delay among the versions; none when a version asks
@@ -431,22 +447,18 @@ impl<'c> Rules<'c> {
             .policies
             .iter()
             .position(|p| Some(p.key()) == now_key);
-        let selection = Selection {
+        let single = match (&window.policies[..], &groups[..]) {
+            ([policy], [group]) => Some((policy.clone(), group.clone())),
+            _ => None,
+        };
+        Selection {
             window,
+            single,
             groups,
             delay,
             now,
             _crawler: hit.crawler.clone(),
-        };
-        if self.selections.len() >= self.limit {
-            self.selections.clear();
-            self.selected.clear();
         }
-        let place = self.selected.len();
-        self.selected.push(selection);
-        self.selections
-            .insert(full, u32::try_from(place).expect("bounded by the limit"));
-        place
     }
 
     /// Judges `hit`: whether it is judged, the crawl delay its cached
@@ -469,10 +481,14 @@ impl<'c> Rules<'c> {
             rules.points.partition_point(|&p| p <= start),
             rules.points.partition_point(|&p| p <= hit.time),
         );
-        let place = self.selection(key, hit, rules.judged, start);
-        let selection = &self.selected[place];
-        let window = &selection.window;
-        let judged = !window.policies.is_empty();
+        let selection = self.selection(key, hit, rules.judged, start);
+        // The window's policies and their groups: held in the selection
+        // for a window of one policy, else the window's.
+        let (policies, groups) = match &selection.single {
+            Some((policy, group)) => (std::slice::from_ref(policy), std::slice::from_ref(group)),
+            None => (&selection.window.policies[..], &selection.groups[..]),
+        };
+        let judged = !policies.is_empty();
         // Before the first version the snapshot knows, robots.txt is
         // unknown: a crawler whose cache may reach back there may have had
         // a version that allowed the request, so it is not blamed.
@@ -489,7 +505,7 @@ impl<'c> Rules<'c> {
         let mut disallowed_everywhere = !hit.robots_txt;
         let mut decided_now: Option<Option<&'c crate::robots::Rule>> = None;
         if disallowed_everywhere {
-            for (i, (policy, group)) in window.policies.iter().zip(&selection.groups).enumerate() {
+            for (i, (policy, group)) in policies.iter().zip(groups).enumerate() {
                 let (allowed, rule) = match (policy, group) {
                     (Policy::Rules { .. }, Some(group)) => {
                         let verdict = group.check(hit.path.as_bytes());
@@ -508,9 +524,9 @@ impl<'c> Rules<'c> {
             }
         }
         let delay = selection.delay;
-        let violation = match (&window.now, decided_now) {
+        let violation = match (&selection.window.now, decided_now) {
             (Some(now), Some(rule)) if disallowed_everywhere => {
-                let (now, cached) = (now.clone(), window.policies.len());
+                let (now, cached) = (now.clone(), policies.len());
                 self.violation(hit, &now, rule, cached)
             }
             _ => None,
