@@ -405,6 +405,7 @@ impl Robots {
                     .then_with(|| (b.kind == RuleKind::Allow).cmp(&(a.kind == RuleKind::Allow)))
                     .then_with(|| a.line.cmp(&b.line))
             });
+            block.rules.shrink_to_fit();
             block.index();
         }
         robots.stats.lines = tokens.lines;

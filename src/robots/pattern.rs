@@ -68,6 +68,14 @@ impl ByteSet {
         set
     }
 
+    /// The set of `bytes` without `except` (a pattern's bytes but its
+    /// wildcard), with no copy of the bytes made.
+    fn of_except(bytes: &[u8], except: u8) -> Self {
+        let mut set = ByteSet::of(bytes);
+        set.0[usize::from(except >> 6)] &= !(1 << (except & 63));
+        set
+    }
+
     fn is_subset_of(&self, other: &ByteSet) -> bool {
         self.0.iter().zip(other.0.iter()).all(|(a, b)| a & !b == 0)
     }
@@ -220,8 +228,8 @@ impl Pattern {
         } else {
             escaped
         };
-        let has_star = memchr::memchr(b'*', body).is_some();
-        let literal_bytes: Vec<u8> = body.iter().copied().filter(|&b| b != b'*').collect();
+        let stars = memchr::memchr_iter(b'*', body).count();
+        let has_star = stars > 0;
         let shape = if !has_star {
             if anchored {
                 Shape::Exact
@@ -238,13 +246,13 @@ impl Pattern {
             Shape::Glob(Box::new(Glob {
                 segments: segments.into_boxed_slice(),
                 anchored,
-                needs: ByteSet::of(&literal_bytes),
+                needs: ByteSet::of_except(body, b'*'),
             }))
         };
         Pattern {
             escaped: escaped.into(),
             shape,
-            min_len: literal_bytes.len(),
+            min_len: body.len() - stars,
         }
     }
 
