@@ -413,7 +413,12 @@ fn referer_host(referer: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     if text.starts_with("android-app://com.google.android.googlequicksearchbox") {
         return Some("www.google.com".into());
     }
-    let (authority, _) = split_authority(text.split_once("://")?.1);
+    // The first `://` (as `str::split_once` finds it, with a searcher
+    // built once).
+    static SCHEME_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"://"));
+    let after = SCHEME_END.find(text.as_bytes())? + 3;
+    let (authority, _) = split_authority(&text[after..]);
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let host = match host.rsplit_once(':') {
         Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
@@ -780,7 +785,7 @@ impl<'c> Collector<'c> {
 
     /// The engine whose result page a Referer is, or whose landing marker
     /// the target carries.
-    fn referred(&mut self, referer: &[u8], target: &[u8]) -> Option<(Referred, Option<String>)> {
+    fn referred(&mut self, referer: &[u8], target: &[u8]) -> Option<Referred> {
         if let Some(host) = referer_host(referer) {
             let found = match self.referers.get(host.as_ref()) {
                 Some(found) => *found,
@@ -798,19 +803,16 @@ impl<'c> Collector<'c> {
                 }
             };
             if let Some(i) = found {
-                return Some((Referred::Page(i), Some(host.into_owned())));
+                return Some(Referred::Page(i));
             }
         }
-        self.ctx
-            .landing_marker(target)
-            .map(|i| (Referred::Marker(i), None))
+        self.ctx.landing_marker(target).map(Referred::Marker)
     }
 
     /// Counts a human request, and keeps it when a search engine or
     /// assistant referred it to a page the snapshot has rules for.
     fn human(&mut self, request: &Request<'_>, h: u32) {
-        let Some((referred, referer_host)) = self.referred(request.referer(), request.target())
-        else {
+        let Some(referred) = self.referred(request.referer(), request.target()) else {
             return;
         };
         self.kept.counts_mut().referred += 1;
@@ -832,7 +834,10 @@ impl<'c> Collector<'c> {
         let (engine, via) = match referred {
             Referred::Page(i) => (
                 self.ctx.referrers[i].1.clone(),
-                referer_host.unwrap_or_default(),
+                // The host again: only the rare referral kept names it.
+                referer_host(request.referer())
+                    .map(std::borrow::Cow::into_owned)
+                    .unwrap_or_default(),
             ),
             Referred::Marker(i) => {
                 let (_, engine, marker) = &self.ctx.markers[i];
