@@ -193,7 +193,7 @@ impl std::fmt::Debug for Rules<'_> {
 
 /// Lookups handed from one chunk's collector to the next on the same
 /// worker ([`super::Collector::with_lookups`]): the robots.txt lookups
-/// ([`Rules`]) and the hosts met ([`Hosts`]). With thousands of hosts a
+/// (`Rules`) and the hosts met (`Hosts`). With thousands of hosts a
 /// chunk would otherwise normalize every host's name and look its
 /// policies and groups up anew. Each map stays bounded (65,536 entries,
 /// or more in proportion to the snapshot's hosts).

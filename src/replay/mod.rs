@@ -110,8 +110,10 @@ type IdentityCache = HashMap<Box<[u8]>, Option<Arc<Crawler>>>;
 /// all chunks); past it, a User-Agent not cached is identified each time.
 pub const MAX_CACHED_USER_AGENTS: usize = 65_536;
 
-/// The most entries of a chunk's own caches (User-Agents, Host values);
-/// a full cache is emptied, and both are freed when the chunk is done.
+/// The most entries of a chunk's own caches (User-Agents, Referer hosts);
+/// a full cache is emptied, and all are freed when the chunk is done (the
+/// hosts met are a worker's, `hosts::Hosts`, bounded in proportion to the
+/// snapshot).
 const CHUNK_CACHE: usize = 4_096;
 
 /// The most hosts the snapshot does not describe that `unknown-host`
@@ -514,8 +516,9 @@ enum Referred {
     Marker(usize),
 }
 
-/// The sink of one log chunk: keeps what the replay needs. Hosts, crawlers
-/// and identities are numbered as the chunk meets them, so that a request
+/// The sink of one log chunk: keeps what the replay needs (`Kept`).
+/// Crawlers and identities are numbered as the chunk meets them, hosts as
+/// the worker meets them (its chunks hand the table on), so that a request
 /// costs a few lookups of small keys and no allocation unless it is kept.
 #[derive(Debug)]
 pub struct Collector<'c> {
