@@ -21,12 +21,12 @@ use crate::host::normalize_host;
 const MIN_VALUES: usize = 1 << 16;
 
 /// The longest Host value held in a table's own memory ([`short_key`]).
-const SHORT: usize = 31;
+pub(super) const SHORT: usize = 31;
 
-/// A Host value of up to [`SHORT`] bytes as a key of fixed size: its
+/// A Host (or Referer) value of up to [`SHORT`] bytes as a key of fixed size: its
 /// bytes, zeros, and its length last (so that values ending in zeros stay
 /// apart). `None` for a longer value.
-fn short_key(raw: &[u8]) -> Option<[u8; SHORT + 1]> {
+pub(super) fn short_key(raw: &[u8]) -> Option<[u8; SHORT + 1]> {
     let mut key = [0; SHORT + 1];
     key.get_mut(..raw.len())?.copy_from_slice(raw);
     key[SHORT] = u8::try_from(raw.len())

@@ -538,6 +538,10 @@ pub struct Collector<'c> {
     hosts: Hosts<'c>,
     /// Referer hosts to the referrer pattern they match.
     referers: HashMap<Box<str>, Option<usize>>,
+    /// Short Referer values as logged (`-`, an engine's home page) to the
+    /// referrer pattern their host matches: most referred visits skip
+    /// reading the URL.
+    referer_values: HashMap<[u8; hosts::SHORT + 1], Option<usize>>,
     /// The robots.txt lookups of the chunk.
     rules: disallow::Rules<'c>,
     /// Where the lookups go when the chunk is done, for the next chunk.
@@ -563,6 +567,7 @@ impl<'c> Collector<'c> {
             identity_run_ids: Vec::new(),
             hosts: Hosts::default(),
             referers: HashMap::new(),
+            referer_values: HashMap::new(),
             rules: disallow::Rules::new(ctx),
             lookups: None,
             charged_ids: HashMap::new(),
@@ -789,27 +794,43 @@ impl<'c> Collector<'c> {
     /// The engine whose result page a Referer is, or whose landing marker
     /// the target carries.
     fn referred(&mut self, referer: &[u8], target: &[u8]) -> Option<Referred> {
-        if let Some(host) = referer_host(referer) {
-            let found = match self.referers.get(host.as_ref()) {
-                Some(found) => *found,
+        let page = match hosts::short_key(referer) {
+            Some(key) => match self.referer_values.get(&key) {
+                Some(&page) => page,
                 None => {
-                    let found = self
-                        .ctx
-                        .referrers
-                        .iter()
-                        .position(|(re, _)| re.is_match(&host));
-                    if self.referers.len() >= CHUNK_CACHE {
-                        self.referers.clear();
+                    let page = self.referrer_page(referer);
+                    if self.referer_values.len() >= CHUNK_CACHE {
+                        self.referer_values.clear();
                     }
-                    self.referers.insert(host.as_ref().into(), found);
-                    found
+                    self.referer_values.insert(key, page);
+                    page
                 }
-            };
-            if let Some(i) = found {
-                return Some(Referred::Page(i));
-            }
+            },
+            None => self.referrer_page(referer),
+        };
+        match page {
+            Some(i) => Some(Referred::Page(i)),
+            None => self.ctx.landing_marker(target).map(Referred::Marker),
         }
-        self.ctx.landing_marker(target).map(Referred::Marker)
+    }
+
+    /// The referrer pattern (an engine's result pages) the Referer's host
+    /// matches.
+    fn referrer_page(&mut self, referer: &[u8]) -> Option<usize> {
+        let host = referer_host(referer)?;
+        if let Some(found) = self.referers.get(host.as_ref()) {
+            return *found;
+        }
+        let found = self
+            .ctx
+            .referrers
+            .iter()
+            .position(|(re, _)| re.is_match(&host));
+        if self.referers.len() >= CHUNK_CACHE {
+            self.referers.clear();
+        }
+        self.referers.insert(host.as_ref().into(), found);
+        found
     }
 
     /// Counts a human request, and keeps it when a search engine or
@@ -911,6 +932,7 @@ impl Sink for Collector<'_> {
         self.identity_ids = HashMap::new();
         self.identity_run_ids = Vec::new();
         self.referers = HashMap::new();
+        self.referer_values = HashMap::new();
         self.charged_ids = HashMap::new();
         match self.lookups {
             Some(lookups) => {
