@@ -107,10 +107,10 @@ fn group_of<'c>(policy: &Policy<'c>, crawler: &Crawler) -> Option<Group<'c>> {
     policy.group_for(&tokens, crawler.obeys_global())
 }
 
-/// A chunk's lookups of robots.txt rules: the policies of each cache
+/// A worker's lookups of robots.txt rules: the policies of each cache
 /// window, the group each policy selects for a crawler, and its
-/// Crawl-delay. Each map is emptied when it reaches [`RULES_CACHE`]
-/// entries.
+/// Crawl-delay. Each map is emptied when it reaches its limit
+/// ([`RULES_CACHE`] entries, or [`ENTRIES_PER_HOST`] per snapshot host).
 pub(crate) struct Rules<'c> {
     ctx: &'c Context,
     /// Entries each map holds before it is emptied.
@@ -132,8 +132,8 @@ pub(crate) struct Rules<'c> {
     /// ([`Rules::may_delay`])? The crawler is kept so that its address is
     /// not reused while cached.
     delays: HashMap<(usize, usize), (bool, Arc<Crawler>)>,
-    /// The violations' repeated cells, shared (emptied at
-    /// [`RULES_CACHE`] entries, as the maps are).
+    /// The violations' repeated cells, shared (emptied at the maps'
+    /// limit, as the maps are).
     texts: Interner,
     /// The cells made from the snapshot's rules and versions, by what
     /// they are made of (emptied with `texts`).
@@ -260,7 +260,7 @@ impl<'c> Rules<'c> {
     }
 
     /// Empties the shared texts, and the cells made of them, when they
-    /// reach [`RULES_CACHE`] entries (the rows keep their copies).
+    /// reach the maps' limit (the rows keep their copies).
     fn bound_texts(&mut self) {
         if self.texts.len() >= self.limit {
             self.texts = Interner::default();

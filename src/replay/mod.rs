@@ -189,7 +189,7 @@ pub struct Context {
     /// What the previous run carried over (`--state`).
     state: Option<State>,
     /// Per snapshot host, what the per-request lookups need.
-    host_rules: HashMap<String, disallow::HostRules>,
+    host_rules: HashMap<Arc<str>, disallow::HostRules>,
     /// The snapshot's hosts by number (`HostRules::id`).
     host_names: Vec<Arc<str>>,
     /// The crawler identities met by the run, numbered as met (each chunk
@@ -251,10 +251,7 @@ impl Context {
             .enumerate()
             .map(|(id, host)| {
                 let id = u32::try_from(id).expect("fewer than 2^32 hosts");
-                (
-                    host.to_string(),
-                    disallow::HostRules::of(&snapshot, host, id),
-                )
+                (host.clone(), disallow::HostRules::of(&snapshot, host, id))
             })
             .collect();
         Context {
