@@ -51,15 +51,17 @@ fn csv_safe(df: &DataFrame) -> PolarsResult<DataFrame> {
 /// cell is a null), and a cell with a comma, quote, line feed or carriage
 /// return quoted, its quotes doubled. A cell that looks like a formula
 /// ([`formula_like`]) begins with `'`.
-fn csv_cell(row: &mut Vec<u8>, cell: &str) {
+pub(super) fn csv_cell(row: &mut Vec<u8>, cell: &str) {
     let bytes = cell.as_bytes();
     if bytes.is_empty() {
         row.extend_from_slice(b"\"\"");
         return;
     }
     let defuse: &[u8] = if formula_like(cell) { b"'" } else { b"" };
-    let special = |b: &u8| matches!(b, b',' | b'"' | b'\n' | b'\r');
-    if !bytes.iter().any(special) {
+    // Every byte looked at (no early exit), so that the loop is vectorized:
+    // most cells have none.
+    let special = |b: u8| matches!(b, b',' | b'"' | b'\n' | b'\r');
+    if !bytes.iter().fold(false, |any, &b| any | special(b)) {
         row.extend_from_slice(defuse);
         row.extend_from_slice(bytes);
         return;
@@ -73,6 +75,19 @@ fn csv_cell(row: &mut Vec<u8>, cell: &str) {
         }
     }
     row.push(b'"');
+}
+
+/// Writes the header row: the column names as cells.
+pub(super) fn write_header(w: &mut impl Write, names: &[impl AsRef<str>]) -> Result<(), String> {
+    let mut header: Vec<u8> = Vec::new();
+    for (n, name) in names.iter().enumerate() {
+        if n > 0 {
+            header.push(b',');
+        }
+        csv_cell(&mut header, name.as_ref());
+    }
+    header.push(b'\n');
+    w.write_all(&header).map_err(|e| e.to_string())
 }
 
 /// How our CSV writer writes a cell: text quoted as needed and defused,
@@ -108,15 +123,7 @@ pub(super) fn write_csv(w: &mut impl Write, rows: &dyn RowSource) -> Result<(), 
             .finish(&mut frame)
             .map_err(|e| e.to_string());
     }
-    let mut header: Vec<u8> = Vec::new();
-    for (n, name) in rows.names().iter().enumerate() {
-        if n > 0 {
-            header.push(b',');
-        }
-        csv_cell(&mut header, name);
-    }
-    header.push(b'\n');
-    w.write_all(&header).map_err(|e| e.to_string())?;
+    write_header(w, &rows.names())?;
     write_rows(w, rows, "CSV", |columns, n, out| {
         for _ in 0..n {
             for (i, values) in columns.iter_mut().enumerate() {

@@ -19,6 +19,7 @@ mod tables;
 mod violations;
 
 pub use merge::MergeError;
+use out_dir::Writeback;
 pub use out_dir::{MARKER, check_out};
 pub use state::{read_state, write_state};
 pub use summary::{
@@ -375,7 +376,7 @@ impl Report {
             w.write_all(out_dir::MARKER_TEXT.as_bytes())
                 .map_err(|e| e.to_string())
         })?;
-        type Job<'a> = Box<dyn FnOnce(&mut BufWriter<File>) -> Result<(), String> + Send + 'a>;
+        type Job<'a> = Box<dyn FnOnce(&mut BufWriter<Writeback>) -> Result<(), String> + Send + 'a>;
         let tables = [("crawlers", &self.crawlers), ("findings", &self.findings)];
         // CSV and NDJSON show times as RFC 3339 text.
         let texts = if formats.csv || formats.json {
@@ -392,7 +393,10 @@ impl Report {
         if formats.csv {
             jobs.push((
                 "violations.csv".into(),
-                Box::new(move |w| csv_text::write_csv(w, violations)),
+                Box::new(move |w| {
+                    csv_text::write_header(w, &VIOLATION_COLUMNS)?;
+                    violations::write_text(w, violations, &violations::TextStyle::csv())
+                }),
             ));
         }
         if formats.parquet {
@@ -406,7 +410,9 @@ impl Report {
         if formats.json {
             jobs.push((
                 "violations.ndjson".into(),
-                Box::new(move |w| ndjson::write_ndjson(w, violations)),
+                Box::new(move |w| {
+                    violations::write_text(w, violations, &violations::TextStyle::ndjson())
+                }),
             ));
         }
         for (i, (name, df)) in tables.iter().enumerate() {
@@ -479,17 +485,17 @@ impl Report {
 fn write_file(
     path: &Path,
     shown: &Path,
-    fill: impl FnOnce(&mut BufWriter<File>) -> Result<(), String>,
+    fill: impl FnOnce(&mut BufWriter<Writeback>) -> Result<(), String>,
 ) -> Result<(), ReportError> {
     let fail = |message: String| ReportError::Write {
         path: shown.to_path_buf(),
         message,
     };
     let file = File::create(path).map_err(|e| fail(e.to_string()))?;
-    let mut w = BufWriter::new(file);
+    let mut w = BufWriter::new(Writeback::new(file));
     fill(&mut w).map_err(fail)?;
     let file = w.into_inner().map_err(|e| fail(e.error().to_string()))?;
-    file.sync_all().map_err(|e| fail(e.to_string()))
+    file.sync().map_err(|e| fail(e.to_string()))
 }
 
 #[cfg(test)]

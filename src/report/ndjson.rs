@@ -13,6 +13,15 @@ pub(super) fn json_string(out: &mut Vec<u8>, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = text.as_bytes();
     out.push(b'"');
+    // Most texts need no escape: every byte looked at (no early exit), so
+    // that the test is vectorized.
+    if !bytes.iter().fold(false, |any, &b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    }) {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut from = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let escape: &[u8] = match b {

@@ -159,7 +159,18 @@ pub(super) fn write_rows<F>(
 where
     F: Fn(&mut [Values<'_>], usize, &mut Vec<u8>) -> Result<(), String> + Sync,
 {
-    let height = rows.height();
+    write_blocks(w, rows.height(), |start, n, out| {
+        rows.with_block(start, n, what, &mut |columns| format(columns, n, out))
+    })
+}
+
+/// Writes `height` rows as text: `fill(start, n, out)` appends rows
+/// `start..start + n` to `out`. Blocks of rows are formatted in parallel,
+/// a wave at a time, and written in order.
+pub(super) fn write_blocks<F>(w: &mut impl Write, height: usize, fill: F) -> Result<(), String>
+where
+    F: Fn(usize, usize, &mut Vec<u8>) -> Result<(), String> + Sync,
+{
     let wave = rayon::current_num_threads().max(1) * 2;
     let blocks: Vec<usize> = (0..height).step_by(BLOCK_ROWS).collect();
     for starts in blocks.chunks(wave) {
@@ -168,7 +179,7 @@ where
             .map(|&start| {
                 let n = BLOCK_ROWS.min(height - start);
                 let mut out = Vec::with_capacity(n * 256);
-                rows.with_block(start, n, what, &mut |columns| format(columns, n, &mut out))?;
+                fill(start, n, &mut out)?;
                 Ok(out)
             })
             .collect::<Result<Vec<_>, String>>()?;

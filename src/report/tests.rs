@@ -578,6 +578,17 @@ fn violations_files_from_the_table_are_the_frames_files() {
             let mut v = base[i % base.len()].clone();
             v.time += (i as i64 / 3) * 1_000_000_000;
             v.url = format!("/page/{i}?ref={}", i % 97);
+            // Cells that CSV quotes or defuses and JSON escapes, shared
+            // and not (a text cell's bytes are written once per block).
+            match i % 13 {
+                1 => v.url = format!("/q?a=\"{i}\",b\n\r\t\u{1}é"),
+                2 => v.crawler = "=HYPERLINK(\"x\")".into(),
+                3 => v.detail = "".into(),
+                4 => v.client_ip = format!("-{}", i % 3).into(),
+                5 => v.rule = format!("Disallow: /a,b\\{}", i % 2).into(),
+                6 => v.url = String::new(),
+                _ => {}
+            }
             if i % 5 == 0 {
                 v.robots_version = None;
                 v.rule_line = None;

@@ -1,18 +1,24 @@
 //! The violations table's files, written from the compact table
-//! ([`Violations`]) without a frame of the whole table: CSV and NDJSON
-//! read the rows a block at a time ([`RowSource`]); Parquet is written a
-//! row group at a time, each group's frame built from its rows and freed
-//! after it, in the groups polars' writer makes of a whole frame (so the
-//! file is byte for byte the one `ParquetWriter::finish` writes).
+//! ([`Violations`]) without a frame of the whole table, each byte for
+//! byte what the writers of a frame of it write. CSV and NDJSON are
+//! written a block of rows at a time straight from the rows
+//! ([`write_text`]). Parquet is written a row group at a time, in the
+//! groups polars' writer makes of a whole frame: each group's frame is
+//! built from its rows, its columns encoded and compressed in parallel,
+//! and freed.
 
 use std::io::Write;
 use std::ops::Range;
 
+use polars::io::parquet::write::get_encodings;
 use polars::prelude::*;
+use polars_parquet::arrow::write::{
+    CompressedPage, Encoding, ParquetType, Version, WriteOptions, array_to_columns, compress,
+};
 use rayon::prelude::*;
 
-use super::rows::{RowSource, Values};
-use super::{VIOLATION_COLUMNS, utc};
+use super::rows::write_blocks;
+use super::{VIOLATION_COLUMNS, csv_text, ndjson, utc};
 use crate::replay::{ViolationRef, Violations};
 use crate::time::format_time;
 
@@ -101,78 +107,244 @@ pub(super) fn write_parquet(w: &mut impl Write, table: &Violations) -> PolarsRes
     write_parquet_grouped(w, table, ROW_GROUP_ROWS)
 }
 
+/// The options polars' `ParquetWriter::new` writes with (its defaults:
+/// zstd at its default level, default statistics, format version 1, its
+/// default page size).
+fn write_options() -> WriteOptions {
+    WriteOptions {
+        statistics: StatisticsOptions::default(),
+        compression: ParquetCompression::default().into(),
+        version: Version::V1,
+        data_page_size: None,
+    }
+}
+
+/// A row group's columns as compressed pages, each column encoded and
+/// compressed by a worker of its own (polars' batched writer encodes the
+/// columns in parallel but compresses them one after the other as it
+/// writes them).
+fn encode_row_group(
+    frame: &DataFrame,
+    fields: &[ParquetType],
+    encodings: &[Vec<Encoding>],
+) -> PolarsResult<Vec<Vec<CompressedPage>>> {
+    let options = write_options();
+    let batches: Vec<_> = frame.iter_chunks(CompatLevel::newest(), false).collect();
+    let [batch] = batches.as_slice() else {
+        polars_bail!(ComputeError: "a row group's frame is not one chunk ({} chunks)", batches.len());
+    };
+    let columns = batch
+        .columns()
+        .par_iter()
+        .zip(fields)
+        .zip(encodings)
+        .map(|((array, type_), encoding)| {
+            array_to_columns(array, type_.clone(), options, encoding)?
+                .into_iter()
+                .map(|pages| {
+                    pages
+                        .map(|page| Ok(compress(page?, Vec::new(), options.compression)?))
+                        .collect::<PolarsResult<Vec<CompressedPage>>>()
+                })
+                .collect::<PolarsResult<Vec<Vec<CompressedPage>>>>()
+        })
+        .collect::<PolarsResult<Vec<_>>>()?;
+    Ok(columns.into_iter().flatten().collect())
+}
+
+/// Writes the table as Parquet in row groups of about `group_rows`: the
+/// groups polars' writer makes of the whole frame, encoded as it encodes
+/// them, so the file is byte for byte the one `ParquetWriter::finish`
+/// writes. One group's frame is in memory at a time, never the whole
+/// table's; its columns are encoded and compressed in parallel.
 fn write_parquet_grouped(
     w: &mut impl Write,
     table: &Violations,
     group_rows: usize,
 ) -> PolarsResult<()> {
     let schema = violations_frame(table, 0..0)?.schema().as_ref().clone();
+    let encodings = get_encodings(&schema.to_arrow(CompatLevel::newest()));
     let mut writer = ParquetWriter::new(w).batched(&schema)?;
+    let fields = writer.parquet_schema().fields().to_vec();
     for (start, end) in row_groups(table.len(), group_rows) {
-        let frame = violations_frame(table, start..end)?;
-        writer.write_batch(&frame)?;
+        if end > start {
+            let frame = violations_frame(table, start..end)?;
+            let pages = encode_row_group(&frame, &fields, &encodings)?;
+            drop(frame);
+            writer.write_row_group((end - start) as u64, &pages)?;
+        }
     }
     writer.finish()?;
     Ok(())
 }
 
-impl RowSource for Violations {
-    fn names(&self) -> Vec<String> {
-        VIOLATION_COLUMNS.iter().map(|c| c.to_string()).collect()
+/// How a text file writes the violations table's cells: `before[i]` comes
+/// before the `i`-th cell of a row (a comma, or an NDJSON key), `end`
+/// after the last; text cells through `text`, a missing one as `null`.
+pub(super) struct TextStyle {
+    before: Vec<Vec<u8>>,
+    end: &'static [u8],
+    text: fn(&mut Vec<u8>, &str),
+    null: &'static [u8],
+}
+
+impl TextStyle {
+    /// CSV, as [`csv_text::write_csv`] writes a frame (after the header).
+    pub(super) fn csv() -> Self {
+        TextStyle {
+            before: (0..VIOLATION_COLUMNS.len())
+                .map(|i| if i == 0 { Vec::new() } else { b",".to_vec() })
+                .collect(),
+            end: b"\n",
+            text: csv_text::csv_cell,
+            null: b"",
+        }
     }
 
-    fn height(&self) -> usize {
-        self.len()
+    /// NDJSON, as [`ndjson::write_ndjson`] writes a frame.
+    pub(super) fn ndjson() -> Self {
+        TextStyle {
+            before: VIOLATION_COLUMNS
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    let mut key = if i == 0 { b"{".to_vec() } else { b",".to_vec() };
+                    ndjson::json_string(&mut key, name);
+                    key.push(b':');
+                    key
+                })
+                .collect(),
+            end: b"}\n",
+            text: ndjson::json_string,
+            null: b"null",
+        }
+    }
+}
+
+/// A repeated text's cell, written once and copied after: keyed by where
+/// the text is (the table's texts are shared, so a host, crawler or rule
+/// is mostly one text however many rows name it) and its length; two
+/// texts at one place with one length are the same text while the table
+/// is borrowed. Direct-mapped: a slot holds the last text that fell in it.
+struct Written {
+    slots: Vec<(usize, usize, u32, u32)>,
+    bytes: Vec<u8>,
+}
+
+/// Slots of a [`Written`] (a power of two).
+const WRITTEN_SLOTS: usize = 256;
+
+impl Written {
+    fn new() -> Self {
+        Written {
+            slots: vec![(0, usize::MAX, 0, 0); WRITTEN_SLOTS],
+            bytes: Vec::new(),
+        }
     }
 
-    fn with_block(
-        &self,
-        start: usize,
-        len: usize,
-        _what: &str,
-        f: &mut dyn FnMut(&mut [Values<'_>]) -> Result<(), String>,
-    ) -> Result<(), String> {
-        let rows: Vec<ViolationRef<'_>> = self.range(start..start + len).collect();
-        // Times as RFC 3339 text, each run of equal times formatted once.
-        let mut times = String::new();
-        let mut spans: Vec<Range<usize>> = Vec::with_capacity(rows.len());
-        let mut last: Option<(i64, Range<usize>)> = None;
-        for r in &rows {
-            let span = match &last {
-                Some((t, span)) if *t == r.time() => span.clone(),
-                _ => {
-                    let from = times.len();
-                    times.push_str(&format_time(r.time()));
-                    from..times.len()
-                }
-            };
-            last = Some((r.time(), span.clone()));
-            spans.push(span);
+    /// Appends `text` as `write` writes it.
+    fn put(&mut self, out: &mut Vec<u8>, text: &str, write: fn(&mut Vec<u8>, &str)) {
+        let at = text.as_ptr() as usize;
+        let slot = ((at >> 4) ^ (at >> 12) ^ text.len()) & (WRITTEN_SLOTS - 1);
+        let (a, len, from, to) = self.slots[slot];
+        if a == at && len == text.len() {
+            out.extend_from_slice(&self.bytes[from as usize..to as usize]);
+            return;
         }
-        let rows = &rows;
-        fn text<'a>(
-            rows: &'a [ViolationRef<'a>],
-            f: fn(&ViolationRef<'a>) -> &'a str,
-        ) -> Values<'a> {
-            Values::Str(Box::new(rows.iter().map(move |r| Some(f(r)))))
+        if self.bytes.len() > u32::MAX as usize / 2 {
+            self.bytes.clear();
+            self.slots.fill((0, usize::MAX, 0, 0));
         }
-        let mut columns = [
-            Values::Str(Box::new(spans.iter().map(|s| Some(&times[s.clone()])))),
-            text(rows, |r| r.host()),
-            text(rows, |r| r.crawler()),
-            Values::Bool(Box::new(rows.iter().map(|r| r.verified()))),
-            text(rows, |r| r.client_ip()),
-            text(rows, |r| r.kind().as_str()),
-            text(rows, |r| r.method()),
-            text(rows, |r| r.url()),
-            Values::I32(Box::new(rows.iter().map(|r| Some(i32::from(r.status()))))),
-            text(rows, |r| r.rule()),
-            Values::I64(Box::new(rows.iter().map(|r| r.rule_line().map(i64::from)))),
-            Values::Str(Box::new(rows.iter().map(|r| r.robots_version()))),
-            text(rows, |r| r.detail()),
-        ];
-        f(&mut columns)
+        let from = self.bytes.len();
+        write(&mut self.bytes, text);
+        let to = self.bytes.len();
+        self.slots[slot] = (at, text.len(), from as u32, to as u32);
+        out.extend_from_slice(&self.bytes[from..to]);
     }
+}
+
+/// Appends a number's decimal text.
+fn put_int(out: &mut Vec<u8>, v: impl itoa::Integer) {
+    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+/// Rows `start..start + n` of the table as text in `style`, byte for byte
+/// what the frame writers write of the same rows: times as RFC 3339 text
+/// (each run of equal times formatted once), repeated texts written once
+/// per block ([`Written`]).
+fn write_text_rows(
+    table: &Violations,
+    start: usize,
+    n: usize,
+    style: &TextStyle,
+    out: &mut Vec<u8>,
+) {
+    let b = &style.before;
+    let mut texts: Vec<Written> = (0..8).map(|_| Written::new()).collect();
+    let [host, crawler, client, kind, method, rule, version, detail] = &mut texts[..] else {
+        unreachable!("eight caches")
+    };
+    let mut time: Option<(i64, Vec<u8>)> = None;
+    for r in table.range(start..start + n) {
+        out.extend_from_slice(&b[0]);
+        match &time {
+            Some((t, text)) if *t == r.time() => out.extend_from_slice(text),
+            _ => {
+                let mut text = Vec::new();
+                (style.text)(&mut text, &format_time(r.time()));
+                out.extend_from_slice(&text);
+                time = Some((r.time(), text));
+            }
+        }
+        out.extend_from_slice(&b[1]);
+        host.put(out, r.host(), style.text);
+        out.extend_from_slice(&b[2]);
+        crawler.put(out, r.crawler(), style.text);
+        out.extend_from_slice(&b[3]);
+        out.extend_from_slice(match r.verified() {
+            Some(true) => b"true",
+            Some(false) => b"false",
+            None => style.null,
+        });
+        out.extend_from_slice(&b[4]);
+        client.put(out, r.client_ip(), style.text);
+        out.extend_from_slice(&b[5]);
+        kind.put(out, r.kind().as_str(), style.text);
+        out.extend_from_slice(&b[6]);
+        method.put(out, r.method(), style.text);
+        out.extend_from_slice(&b[7]);
+        (style.text)(out, r.url());
+        out.extend_from_slice(&b[8]);
+        put_int(out, i32::from(r.status()));
+        out.extend_from_slice(&b[9]);
+        rule.put(out, r.rule(), style.text);
+        out.extend_from_slice(&b[10]);
+        match r.rule_line() {
+            Some(line) => put_int(out, i64::from(line)),
+            None => out.extend_from_slice(style.null),
+        }
+        out.extend_from_slice(&b[11]);
+        match r.robots_version() {
+            Some(v) => version.put(out, v, style.text),
+            None => out.extend_from_slice(style.null),
+        }
+        out.extend_from_slice(&b[12]);
+        detail.put(out, r.detail(), style.text);
+        out.extend_from_slice(style.end);
+    }
+}
+
+/// Writes the table's rows as text in `style` (no header), blocks of rows
+/// formatted in parallel and written in order.
+pub(super) fn write_text(
+    w: &mut impl Write,
+    table: &Violations,
+    style: &TextStyle,
+) -> Result<(), String> {
+    write_blocks(w, table.len(), |start, n, out| {
+        write_text_rows(table, start, n, style, out);
+        Ok(())
+    })
 }
 
 #[cfg(test)]
