@@ -27,7 +27,7 @@ const EXIT_INPUT_ERROR: u8 = 2;
 #[derive(Debug, Parser)]
 #[command(name = "crawlaudit", version, about, long_about = None)]
 struct Cli {
-    /// Worker threads (default: one per core; at most 4 per core and 256).
+    /// Worker threads, polars' included (default: one per core; at most 4 per core and 256).
     #[arg(long, global = true, value_name = "N")]
     threads: Option<usize>,
     #[command(subcommand)]
@@ -76,6 +76,11 @@ pub fn main() -> ExitCode {
                 "crawlaudit: warning: --threads {asked} is more than this machine can use: capped at {n} ({THREADS_PER_CORE} per core, at most {MAX_THREADS})"
             );
         }
+        // polars (the report's frames, Parquet logs) keeps a pool of its
+        // own, one thread per core unless told: `--threads` bounds it too.
+        // SAFETY: no other thread runs yet (neither pool is started), so
+        // nothing reads the environment while it is changed.
+        unsafe { std::env::set_var("POLARS_MAX_THREADS", n.max(1).to_string()) };
         if let Err(e) = rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
             .build_global()
