@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 use super::activity::{DelayedRows, Step};
 use super::state::LastRequest;
-use super::{Context, Violation, ViolationKind, Violations};
+use super::violations::Cells;
+use super::{Context, ViolationKind, Violations};
 use crate::bots::Crawler;
 use crate::snapshot::Policy;
 use crate::text::Interner;
@@ -76,7 +77,7 @@ pub(super) fn violations(
                     let resolution = i128::from(step.resolution().max(prev_res)) as f64;
                     if gap + resolution < seconds_to_nanos_f64(delayed.seconds()) {
                         let interval = points.partition_point(|&p| p <= t);
-                        let (rule, line, version) = named
+                        let (rule, line, version) = &*named
                             .entry((Arc::as_ptr(delayed.crawler()) as usize, interval))
                             .or_insert_with(|| {
                                 let now = snap.policy_at(host, t);
@@ -91,26 +92,26 @@ pub(super) fn violations(
                                     line,
                                     now.map(|p| texts.get(p.version().name())),
                                 )
-                            })
-                            .clone();
-                        found.push(Violation {
+                            });
+                        let detail = texts.get(&format!(
+                            "gap {} < {}",
+                            format_seconds(gap),
+                            format_seconds(seconds_to_nanos_f64(delayed.seconds()))
+                        ));
+                        found.push_cells(&Cells {
                             time: t,
-                            host: host_cell.clone(),
-                            crawler: identity.clone(),
+                            host: &host_cell,
+                            crawler: identity,
                             verified: delayed.verified(),
-                            client_ip: delayed.client().clone(),
+                            client_ip: delayed.client(),
                             kind: ViolationKind::CrawlDelay,
-                            method: delayed.method().clone(),
-                            url: delayed.url().to_string(),
+                            method: delayed.method(),
+                            url: delayed.url(),
                             status: delayed.status(),
                             rule,
-                            rule_line: line,
-                            robots_version: version,
-                            detail: texts.get(&format!(
-                                "gap {} < {}",
-                                format_seconds(gap),
-                                format_seconds(seconds_to_nanos_f64(delayed.seconds()))
-                            )),
+                            rule_line: *line,
+                            robots_version: version.as_ref(),
+                            detail: &detail,
                         });
                     }
                 }

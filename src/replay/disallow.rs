@@ -9,7 +9,8 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 
 use super::hosts::Hosts;
-use super::{Context, Violation, ViolationKind};
+use super::violations::Cells;
+use super::{Context, ViolationKind, Violations};
 
 /// The fewest entries each map of a worker's robots.txt lookups
 /// ([`Rules`]) holds before it is emptied; a snapshot of many hosts raises
@@ -79,8 +80,6 @@ pub(crate) struct Judged {
     /// cached, when it is judged and its window does not reach back before
     /// the first known version; `None` when a version asks for none.
     pub(crate) delay: Option<f64>,
-    /// Its Disallow violation.
-    pub(crate) violation: Option<Violation>,
 }
 
 /// A request to judge.
@@ -461,16 +460,15 @@ impl<'c> Rules<'c> {
         }
     }
 
-    /// Judges `hit`: whether it is judged, the crawl delay its cached
-    /// versions ask for, and its Disallow violation, as SPEC section 8
-    /// defines them.
-    pub(crate) fn judge(&mut self, hit: &Hit<'_>) -> Judged {
+    /// Judges `hit`: whether it is judged and the crawl delay its cached
+    /// versions ask for, as SPEC section 8 defines them; its Disallow
+    /// violation, if any, is added to `violations`.
+    pub(crate) fn judge(&mut self, hit: &Hit<'_>, violations: &mut Violations) -> Judged {
         let grace = self.ctx.settings().robots_cache_grace;
         let Some(rules) = hit.rules else {
             return Judged {
                 judged: false,
                 delay: None,
-                violation: None,
             };
         };
         let start = hit.time.saturating_sub(grace);
@@ -497,7 +495,6 @@ impl<'c> Rules<'c> {
             return Judged {
                 judged,
                 delay: None,
-                violation: None,
             };
         }
         // Disallowed by every cached version, and what the policy in force
@@ -524,36 +521,32 @@ impl<'c> Rules<'c> {
             }
         }
         let delay = selection.delay;
-        let violation = match (&selection.window.now, decided_now) {
-            (Some(now), Some(rule)) if disallowed_everywhere => {
+        if let (Some(now), Some(rule)) = (&selection.window.now, decided_now) {
+            if disallowed_everywhere {
                 let (now, cached) = (now.clone(), policies.len());
-                self.violation(hit, &now, rule, cached)
+                self.violation(hit, &now, rule, cached, violations);
             }
-            _ => None,
-        };
-        Judged {
-            judged,
-            delay,
-            violation,
         }
+        Judged { judged, delay }
     }
 
-    /// The Disallow violation of `hit` under `now`, the policy in force at
-    /// its time (one of the `cached` versions, so it disallows too), whose
-    /// deciding rule is `rule` (`None` for a 5xx's disallow-all, which no
-    /// rule decides). Its repeated cells are shared: each rule's,
-    /// version's and detail's text is made once.
+    /// Adds to `violations` the Disallow violation of `hit` under `now`,
+    /// the policy in force at its time (one of the `cached` versions, so it
+    /// disallows too), whose deciding rule is `rule` (`None` for a 5xx's
+    /// disallow-all, which no rule decides). Its repeated cells are
+    /// shared: each rule's, version's and detail's text is made once.
     fn violation(
         &mut self,
         hit: &Hit<'_>,
         now: &Policy<'c>,
         rule: Option<&'c crate::robots::Rule>,
         cached: usize,
-    ) -> Option<Violation> {
+        violations: &mut Violations,
+    ) {
         // `now` is one of the cached policies, so it disallows too; an
         // allow-all cannot occur here.
         if let Policy::AllowAll { .. } = now {
-            return None;
+            return;
         }
         self.bound_texts();
         let ctx = self.ctx;
@@ -610,20 +603,20 @@ impl<'c> Rules<'c> {
             })
         })
         .clone();
-        Some(Violation {
+        violations.push_cells(&Cells {
             time: hit.time,
-            host: hit.host.clone(),
-            crawler: hit.identity.clone(),
+            host: hit.host,
+            crawler: hit.identity,
             verified: hit.verified,
-            client_ip: texts.get(hit.client),
+            client_ip: &texts.get(hit.client),
             kind: ViolationKind::Disallow,
-            method: texts.get(hit.method),
-            url: hit.url.to_string(),
+            method: &texts.get(hit.method),
+            url: hit.url,
             status: hit.status,
-            rule: rule_text,
+            rule: &rule_text,
             rule_line: line,
-            robots_version: Some(version),
-            detail,
-        })
+            robots_version: Some(&version),
+            detail: &detail,
+        });
     }
 }

@@ -168,9 +168,9 @@ impl Kept {
         &mut self.counts
     }
 
-    /// Keeps a Disallow violation.
-    pub(crate) fn push_violation(&mut self, v: super::Violation) {
-        self.violations.push(v);
+    /// Where Disallow violations are kept.
+    pub(crate) fn violations_mut(&mut self) -> &mut Violations {
+        &mut self.violations
     }
 
     /// The delayed requests' rows.

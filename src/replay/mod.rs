@@ -701,25 +701,25 @@ impl<'c> Collector<'c> {
         let client = lossy(request.client());
         let method = lossy(request.method());
         let status = request.status();
-        let judged = rules.judge(&disallow::Hit {
-            host: &slot.name,
-            rules: slot.rules,
-            time: t,
-            crawler,
-            identity: &identities[id as usize],
-            verified,
-            path: &path,
-            robots_txt,
-            client: &client,
-            method: &method,
-            url: &target,
-            status,
-        });
+        let judged = rules.judge(
+            &disallow::Hit {
+                host: &slot.name,
+                rules: slot.rules,
+                time: t,
+                crawler,
+                identity: &identities[id as usize],
+                verified,
+                path: &path,
+                robots_txt,
+                client: &client,
+                method: &method,
+                url: &target,
+                status,
+            },
+            kept.violations_mut(),
+        );
         if !judged.judged {
             kept.counts_mut().unjudged += 1;
-        }
-        if let Some(v) = judged.violation {
-            kept.push_violation(v);
         }
         // Only an engine's crawler's fetches are evidence for a referral,
         // and only of a page the snapshot has rules for (the next night's

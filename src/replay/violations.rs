@@ -96,20 +96,17 @@ impl Block {
         n
     }
 
-    fn push(&mut self, v: &Violation) {
+    fn push(&mut self, v: &Cells<'_>) {
         let cells = [
-            self.text(HOST, &v.host),
-            self.text(CRAWLER, &v.crawler),
-            self.text(CLIENT, &v.client_ip),
-            self.text(METHOD, &v.method),
-            self.text(RULE, &v.rule),
-            self.text(DETAIL, &v.detail),
+            self.text(HOST, v.host),
+            self.text(CRAWLER, v.crawler),
+            self.text(CLIENT, v.client_ip),
+            self.text(METHOD, v.method),
+            self.text(RULE, v.rule),
+            self.text(DETAIL, v.detail),
         ];
-        let version = v
-            .robots_version
-            .as_ref()
-            .map_or(NONE, |t| self.text(VERSION, t));
-        self.urls.push_str(&v.url);
+        let version = v.robots_version.map_or(NONE, |t| self.text(VERSION, t));
+        self.urls.push_str(v.url);
         let verified = match v.verified {
             None => 0,
             Some(false) => VERIFIED_FALSE,
@@ -145,6 +142,47 @@ impl Block {
 
     fn shared(&self, n: u32) -> Arc<str> {
         self.texts[n as usize].clone()
+    }
+}
+
+/// A violation's cells, borrowed: what [`Violations::push_cells`] adds
+/// without owning a [`Violation`] first (a row's repeated cells are
+/// mostly texts the table holds already, shared by many threads: borrowing
+/// them spares each row its reference counting and its URL's copy).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cells<'a> {
+    pub(crate) time: i64,
+    pub(crate) host: &'a Arc<str>,
+    pub(crate) crawler: &'a Arc<str>,
+    pub(crate) verified: Option<bool>,
+    pub(crate) client_ip: &'a Arc<str>,
+    pub(crate) kind: ViolationKind,
+    pub(crate) method: &'a Arc<str>,
+    pub(crate) url: &'a str,
+    pub(crate) status: u16,
+    pub(crate) rule: &'a Arc<str>,
+    pub(crate) rule_line: Option<u32>,
+    pub(crate) robots_version: Option<&'a Arc<str>>,
+    pub(crate) detail: &'a Arc<str>,
+}
+
+impl<'a> From<&'a Violation> for Cells<'a> {
+    fn from(v: &'a Violation) -> Self {
+        Cells {
+            time: v.time,
+            host: &v.host,
+            crawler: &v.crawler,
+            verified: v.verified,
+            client_ip: &v.client_ip,
+            kind: v.kind,
+            method: &v.method,
+            url: &v.url,
+            status: v.status,
+            rule: &v.rule,
+            rule_line: v.rule_line,
+            robots_version: v.robots_version.as_ref(),
+            detail: &v.detail,
+        }
     }
 }
 
@@ -373,6 +411,14 @@ impl Violations {
     /// # Panics
     /// On a sorted table (rows are added, then sorted once).
     pub fn push(&mut self, v: Violation) {
+        self.push_cells(&Cells::from(&v));
+    }
+
+    /// Adds a row after the others, from its cells.
+    ///
+    /// # Panics
+    /// On a sorted table (rows are added, then sorted once).
+    pub(crate) fn push_cells(&mut self, v: &Cells<'_>) {
         assert!(!self.sorted(), "a row added to a sorted table");
         if self.blocks.last().is_none_or(|b| !b.fits(v.url.len())) {
             if let Some(last) = self.blocks.last_mut() {
@@ -382,7 +428,7 @@ impl Violations {
             self.starts.push(self.len);
         }
         let last = self.blocks.len() - 1;
-        self.blocks[last].push(&v);
+        self.blocks[last].push(v);
         self.len += 1;
     }
 
