@@ -11,10 +11,10 @@
 //! read as text (numbers, strings, RFC 3339 or epoch times), as a JSON
 //! value would be. Before anything is decoded, the footer and the page
 //! headers of the columns read are checked
-//! ([`check_pages_in`](crate::contain::check_pages_in)): counts
+//! ([`crate::contain::check_pages_in`]): counts
 //! that disagree, or that the file's size cannot hold, are a fault, not an
 //! allocation that aborts. The decoder then runs under
-//! [`contain`](crate::contain::contain): a file that makes it panic
+//! [`crate::contain::contain`]: a file that makes it panic
 //! is a fault naming the row group, not a crash.
 
 use std::borrow::Cow;
