@@ -30,7 +30,10 @@ pub(crate) fn path_of(target: &str) -> Cow<'_, str> {
 /// them; the crawler fetched the page without).
 pub(crate) fn without_tracking(url: &str) -> Option<String> {
     let (path, query) = url.split_once('?')?;
-    if !query.split('&').any(|p| p.starts_with("utm_")) {
+    // No `utm_` anywhere (the common case) is no parameter beginning so.
+    if memchr::memmem::find(query.as_bytes(), b"utm_").is_none()
+        || !query.split('&').any(|p| p.starts_with("utm_"))
+    {
         // Nothing to strip (the common case: no copy).
         return None;
     }
@@ -47,7 +50,10 @@ pub(crate) fn without_tracking(url: &str) -> Option<String> {
 }
 
 pub(crate) fn is_robots_txt(path: &str) -> bool {
-    path.split('?').next() == Some("/robots.txt")
+    // The path before any query is `/robots.txt` (looked at from its
+    // start: no scan of the whole path for a `?`).
+    path.strip_prefix("/robots.txt")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('?'))
 }
 
 #[derive(Default)]
@@ -354,7 +360,14 @@ mod tests {
         assert!(
             is_robots_txt("/robots.txt")
                 && is_robots_txt("/robots.txt?x")
+                && is_robots_txt("/robots.txt?")
                 && !is_robots_txt("/robots.txt.bak")
+                && !is_robots_txt("/robots.txt#?")
+                && !is_robots_txt("/robots.tx")
+                && !is_robots_txt("/a/robots.txt")
+                && !is_robots_txt("")
         );
+        assert_eq!(without_tracking("/a?x=utm_1&y"), None);
+        assert_eq!(without_tracking("/a?utm_a=1&utm_b=2"), Some("/a".into()));
     }
 }
