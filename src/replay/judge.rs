@@ -20,6 +20,13 @@ use crate::robots::target_path;
 
 /// The path-and-query a request or referral is judged on.
 pub(crate) fn path_of(target: &str) -> Cow<'_, str> {
+    // An origin-form target (most of a log's) is its own path up to any
+    // fragment: cut at an ASCII `#`, the text stays text, with no second
+    // UTF-8 check (as `target_path` cuts it).
+    if target.starts_with('/') {
+        let end = memchr::memchr(b'#', target.as_bytes()).unwrap_or(target.len());
+        return Cow::Borrowed(&target[..end]);
+    }
     match target_path(target.as_bytes()) {
         Cow::Borrowed(path) => String::from_utf8_lossy(path),
         Cow::Owned(path) => Cow::Owned(String::from_utf8_lossy(&path).into_owned()),
@@ -345,6 +352,31 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The text's own path is the one `target_path` finds in its bytes.
+    #[test]
+    fn paths_of_texts_are_target_paths() {
+        for target in [
+            "/",
+            "/a?b=c",
+            "/a#frag",
+            "/é/ü?q=中#x",
+            "//double/slash#",
+            "/#",
+            "http://h.example/x?y#z",
+            "*",
+            "",
+            "a/b",
+            "/\u{fffd}x",
+        ] {
+            let bytes = target_path(target.as_bytes());
+            assert_eq!(
+                path_of(target),
+                String::from_utf8_lossy(&bytes),
+                "{target:?}"
+            );
+        }
+    }
 
     #[test]
     fn details_and_urls() {
