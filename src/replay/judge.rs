@@ -20,14 +20,14 @@ use crate::robots::target_path;
 
 /// The path-and-query a request or referral is judged on.
 pub(crate) fn path_of(target: &str) -> Cow<'_, str> {
-    // An origin-form target (most of a log's) is its own path up to any
-    // fragment: cut at an ASCII `#`, the text stays text, with no second
-    // UTF-8 check (as `target_path` cuts it).
-    if target.starts_with('/') {
-        let end = memchr::memchr(b'#', target.as_bytes()).unwrap_or(target.len());
-        return Cow::Borrowed(&target[..end]);
-    }
     match target_path(target.as_bytes()) {
+        // A prefix of the text (an origin-form target, most of a log's, up
+        // to any fragment) ending on a character boundary is text already:
+        // no second UTF-8 check.
+        Cow::Borrowed(path) if path.as_ptr() == target.as_ptr() => match target.get(..path.len()) {
+            Some(text) => Cow::Borrowed(text),
+            None => String::from_utf8_lossy(path),
+        },
         Cow::Borrowed(path) => String::from_utf8_lossy(path),
         Cow::Owned(path) => Cow::Owned(String::from_utf8_lossy(&path).into_owned()),
     }
