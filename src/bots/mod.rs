@@ -65,6 +65,11 @@ pub enum Category {
     Automation,
     /// Anything else that identifies as a bot.
     Other,
+    /// The site's own traffic: its web server's internal connections, its
+    /// load balancer's health checks, its CMS calling itself. Counted as
+    /// `self` in the summary and never judged.
+    #[serde(rename = "self")]
+    SelfTraffic,
 }
 
 impl Category {
@@ -85,6 +90,7 @@ impl Category {
             Category::Academic => "academic",
             Category::Automation => "automation",
             Category::Other => "other",
+            Category::SelfTraffic => "self",
         }
     }
 
@@ -638,6 +644,23 @@ impl Catalogue {
         if trimmed.is_empty() || trimmed == b"-" {
             return Some(Arc::new(self.heuristic.unnamed()));
         }
+        // A payload first: it may quote any crawler's name.
+        if self.heuristic.is_payload(trimmed) {
+            return Some(Arc::new(self.heuristic.payload()));
+        }
+        // A pasted header name (`User-Agent: SEOlyt/1.0`) or quotes around
+        // the value are read past; no browser sends either, so what reads
+        // as a browser inside them is a bot imitating one.
+        let inner = without_pasted_header(trimmed);
+        if inner.len() != trimmed.len() {
+            if inner.is_empty() {
+                return Some(Arc::new(self.heuristic.unnamed()));
+            }
+            return Some(
+                self.identify(inner)
+                    .unwrap_or_else(|| Arc::new(self.heuristic.imitation())),
+            );
+        }
         if let Some(i) = self.curated_set.matches(trimmed).iter().next() {
             return Some(self.crawlers[self.curated_index[i]].clone());
         }
@@ -656,6 +679,32 @@ impl Catalogue {
     /// when no range file for this crawler is loaded.
     pub fn verify(&self, crawler: &Crawler, ranges: &IpRanges, ip: IpAddr) -> Option<bool> {
         ranges.union(&crawler.ip_ranges).map(|set| set.contains(ip))
+    }
+}
+
+/// A User-Agent without what a misconfigured client pasted around it: a
+/// leading `User-Agent:` header name (any case, repeated) and quotes
+/// around the whole value.
+fn without_pasted_header(ua: &[u8]) -> &[u8] {
+    const HEADER: &[u8] = b"user-agent";
+    let mut v = ua;
+    loop {
+        let before = v.len();
+        if v.len() > HEADER.len() && v[..HEADER.len()].eq_ignore_ascii_case(HEADER) {
+            let rest = v[HEADER.len()..].trim_ascii_start();
+            if let Some(rest) = rest.strip_prefix(b":") {
+                v = rest.trim_ascii();
+            }
+        }
+        for q in [b'"', b'\'', b'`'] {
+            if v.first() == Some(&q) {
+                v = v[1..].strip_suffix(&[q]).unwrap_or(&v[1..]).trim_ascii();
+                break;
+            }
+        }
+        if v.len() == before {
+            return v;
+        }
     }
 }
 

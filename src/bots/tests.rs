@@ -260,7 +260,7 @@ const REAL: &[(&str, &str, Category, &str)] = &[
     (
         "Apache/2.4.29 (Ubuntu) OpenSSL/1.1.1 (internal dummy connection)",
         "Apache (internal dummy connection)",
-        Category::Other,
+        Category::SelfTraffic,
         "Apache",
     ),
     ("-", "(no user agent)", Category::Other, ""),
@@ -542,4 +542,49 @@ fn bots_file_errors_are_clear() {
         missing.contains("cannot read crawler catalogue /nonexistent/bots.toml"),
         "{missing}"
     );
+}
+
+#[test]
+fn payloads_pasted_headers_and_quotes_are_read_past() {
+    let cat = Catalogue::builtin();
+    let name = |ua: &str| cat.identify(ua.as_bytes()).map(|c| c.name().to_string());
+    let payload = Some(heuristic::PAYLOAD.to_string());
+    // A payload that quotes a crawler's name is still a payload.
+    assert_eq!(name("() { :; }; echo Googlebot; /bin/sh -c id"), payload);
+    assert_eq!(name("1\""), payload);
+    assert_eq!(name("User-Agent: SEOlyt/1.0").as_deref(), Some("SEOlyt"));
+    assert_eq!(
+        name("user-agent:Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
+            .as_deref(),
+        Some("Googlebot")
+    );
+    // No browser pastes its header name or quotes its value.
+    assert_eq!(
+        name(
+            "User-Agent: Mozilla/5.0 (Windows NT 6.1; WOW64; rv:14.0) Gecko/20100101 Firefox/14.0.1"
+        )
+        .as_deref(),
+        Some(heuristic::IMITATION)
+    );
+    assert_eq!(
+        name("\"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36\"")
+            .as_deref(),
+        Some(heuristic::IMITATION)
+    );
+    assert_eq!(name("User-Agent:").as_deref(), Some("(no user agent)"));
+}
+
+#[test]
+fn the_sites_own_traffic_is_its_own_category() {
+    let cat = Catalogue::builtin();
+    for ua in [
+        "Apache/2.4.12 (Ubuntu) (internal dummy connection)",
+        "ELB-HealthChecker/2.0",
+        "GoogleHC/1.0",
+        "kube-probe/1.29",
+    ] {
+        let c = cat.identify(ua.as_bytes()).unwrap();
+        assert_eq!(c.category(), Category::SelfTraffic, "{ua}");
+        assert_eq!(c.category().as_str(), "self");
+    }
 }

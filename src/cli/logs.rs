@@ -1,10 +1,12 @@
 //! `crawlaudit logs LOG... [--format F]`: read logs and report how every
 //! line parsed (the parse-only pass; no snapshot needed).
 
+use std::collections::HashMap;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use crawlaudit::bots::Catalogue;
 use crawlaudit::logs::{FileReport, Format, ReadOptions, Request, Sink, expand_inputs};
 
 use super::read_input;
@@ -40,6 +42,13 @@ pub struct Args {
     /// A fault in one file does not make the exit code 2.
     #[arg(long)]
     allow_partial: bool,
+    /// Also list the N most frequent User-Agents over all files, each with
+    /// how the audit classes it (person or crawler, name, category).
+    #[arg(long, value_name = "N", conflicts_with = "json")]
+    agents: Option<usize>,
+    /// A TOML crawler catalogue merged over the built-in one (for `--agents`).
+    #[arg(long, value_name = "FILE")]
+    bots: Option<std::path::PathBuf>,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -53,6 +62,31 @@ struct Count(u64);
 impl Sink for Count {
     fn record(&mut self, request: &Request<'_>) {
         self.0 += u64::from(request.is_valid_request());
+    }
+}
+
+/// Distinct User-Agents a chunk tallies for `--agents`; past it, further
+/// new values are counted together as untallied (the tally is bounded by
+/// this, not by the log).
+const MAX_AGENTS_PER_CHUNK: usize = 200_000;
+
+/// Counts requests per User-Agent (for `--agents`).
+#[derive(Default)]
+struct Agents {
+    counts: HashMap<Vec<u8>, u64>,
+    untallied: u64,
+}
+
+impl Sink for Agents {
+    fn record(&mut self, request: &Request<'_>) {
+        let ua = request.user_agent();
+        if let Some(n) = self.counts.get_mut(ua) {
+            *n += 1;
+        } else if self.counts.len() < MAX_AGENTS_PER_CHUNK {
+            self.counts.insert(ua.to_vec(), 1);
+        } else {
+            self.untallied += 1;
+        }
     }
 }
 
@@ -72,8 +106,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut reports: Vec<FileReport> = Vec::new();
     let started = Instant::now();
     let mut total_bytes = 0u64;
+    let mut agents: HashMap<Vec<u8>, u64> = HashMap::new();
+    let mut untallied = 0u64;
     for input in &inputs {
-        let (_, report) = read_input(input, &options, &Count::default);
+        let report = if args.agents.is_some() {
+            let (sinks, report) = read_input(input, &options, &Agents::default);
+            for sink in sinks {
+                untallied += sink.untallied;
+                for (ua, n) in sink.counts {
+                    *agents.entry(ua).or_default() += n;
+                }
+            }
+            report
+        } else {
+            read_input(input, &options, &Count::default).1
+        };
         total_bytes += report.bytes;
         if !args.json {
             print_report(&mut out, &report)?;
@@ -92,6 +139,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "total: {} files, {lines} lines, {bad} bad",
             inputs.len()
         )?;
+    }
+    if let Some(n) = args.agents {
+        let catalogue = super::catalogue(args.bots.as_deref())?;
+        print_agents(&mut out, &catalogue, agents, untallied, n)?;
     }
     out.flush()?;
     let _ = writeln!(
@@ -112,6 +163,47 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `--agents` table: requests, class, name, category and the
+/// User-Agent, tab-separated, most frequent first (ties by User-Agent).
+fn print_agents(
+    out: &mut impl Write,
+    catalogue: &Catalogue,
+    agents: HashMap<Vec<u8>, u64>,
+    untallied: u64,
+    n: usize,
+) -> io::Result<()> {
+    let mut rows: Vec<(Vec<u8>, u64)> = agents.into_iter().collect();
+    rows.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    writeln!(out, "requests\tclass\tname\tcategory\tuser_agent")?;
+    for (ua, count) in rows.iter().take(n) {
+        let (class, name, category) = match catalogue.identify(ua) {
+            Some(c) => ("crawler", c.name().to_string(), c.category().as_str()),
+            None => ("person", "-".to_string(), "-"),
+        };
+        let shown = if ua.is_empty() {
+            "-".into()
+        } else {
+            String::from_utf8_lossy(ua)
+        };
+        writeln!(out, "{count}\t{class}\t{name}\t{category}\t{shown}")?;
+    }
+    if rows.len() > n {
+        let rest: u64 = rows[n..].iter().map(|r| r.1).sum();
+        writeln!(
+            out,
+            "({} more User-Agents, {rest} requests)",
+            rows.len() - n
+        )?;
+    }
+    if untallied > 0 {
+        writeln!(
+            out,
+            "({untallied} requests past {MAX_AGENTS_PER_CHUNK} distinct User-Agents in a chunk were not tallied)"
+        )?;
+    }
+    Ok(())
 }
 
 fn print_report(out: &mut impl Write, r: &FileReport) -> io::Result<()> {

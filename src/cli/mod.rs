@@ -126,11 +126,16 @@ pub(crate) fn print_summary(report: &Report, out: &Path, demo: bool) -> anyhow::
     }
     writeln!(
         o,
-        "{files} file(s), {} lines ({} bad): {} crawler and {} human requests, {} unjudged",
+        "{files} file(s), {} lines ({} bad): {} crawler and {} human requests, {}{} unjudged",
         s.inputs.lines,
         s.inputs.bad_lines,
         s.requests.crawler,
         s.requests.human,
+        if s.requests.self_traffic > 0 {
+            format!("{} the site's own, ", s.requests.self_traffic)
+        } else {
+            String::new()
+        },
         s.requests.unjudged,
     )?;
     let totals: Vec<String> = ViolationKind::ALL

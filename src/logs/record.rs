@@ -6,7 +6,10 @@ use crate::host::strip_default_port;
 
 /// One request, as a log line recorded it. Fields borrow from the log's
 /// bytes; only values that had to be decoded (W3C's `+` for space, `%XX`)
-/// are owned. Quoted fields are kept as logged, escapes included.
+/// are owned. Quoted fields of Apache and nginx formats (not AWS's or
+/// Envoy's, which do not escape) have their
+/// backslash escapes (`\"`, `\\`, `\xHH`) decoded; the line's bytes as
+/// logged stay in the reader's accounting.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Request<'a> {
     pub(crate) client: Cow<'a, [u8]>,
@@ -37,6 +40,18 @@ impl<'a> Request<'a> {
                 self.method = Cow::Borrowed(method);
                 self.target = Cow::Borrowed(target);
                 self.protocol = Cow::Borrowed(protocol);
+            }
+            None => self.valid_request = false,
+        }
+    }
+
+    /// As [`Request::set_request_line`], for a line that had to be decoded.
+    pub(crate) fn set_request_line_owned(&mut self, line: &[u8]) {
+        match split_request_line(line) {
+            Some((method, target, protocol)) => {
+                self.method = Cow::Owned(method.to_vec());
+                self.target = Cow::Owned(target.to_vec());
+                self.protocol = Cow::Owned(protocol.to_vec());
             }
             None => self.valid_request = false,
         }

@@ -430,16 +430,19 @@ impl Template {
                         Some(Item::Literal(l)) => Some(l.as_slice()),
                         _ => None,
                     };
+                    let mut escaped = false;
                     let end = if *quoted {
-                        closing_quote(line, pos, next.unwrap_or(b"\"")).or_else(|| {
-                            // An older AWS line that ends with this field.
-                            (self.aws
-                                && lenient
-                                && line.len() > pos
-                                && line.ends_with(b"\"")
-                                && self.only_optional_after(i + 1))
-                            .then(|| line.len() - 1)
-                        })
+                        closing_quote(line, pos, next.unwrap_or(b"\""), &mut escaped).or_else(
+                            || {
+                                // An older AWS line that ends with this field.
+                                (self.aws
+                                    && lenient
+                                    && line.len() > pos
+                                    && line.ends_with(b"\"")
+                                    && self.only_optional_after(i + 1))
+                                .then(|| line.len() - 1)
+                            },
+                        )
                     } else {
                         match next {
                             // A common-format line in a combined log: the last
@@ -469,6 +472,19 @@ impl Template {
                     .ok_or(BadReason::Layout)?;
                     let value = &line[pos..end];
                     pos = end;
+                    if escaped && !self.aws && !self.envoy {
+                        // Apache and nginx write `"`, `\` and bytes outside
+                        // printable ASCII as `\"`, `\\` and `\xHH`: the
+                        // value is what the client sent.
+                        match unescape_field(&mut req, *field, value) {
+                            Unescaped::Done => continue,
+                            Unescaped::RequestLine(line) => {
+                                req.set_request_line_owned(&line);
+                                continue;
+                            }
+                            Unescaped::NotText => {}
+                        }
+                    }
                     match field {
                         Field::RemoteAddr => req.client = Cow::Borrowed(value),
                         Field::ClientPort => req.client = Cow::Borrowed(without_port(value)),
@@ -526,6 +542,61 @@ impl Template {
         req.resolution = time.resolution;
         Ok(req)
     }
+}
+
+/// What [`unescape_field`] did with a value.
+enum Unescaped {
+    /// The decoded value is in its field.
+    Done,
+    /// The decoded request line, for the caller to split.
+    RequestLine(Vec<u8>),
+    /// Not a text field: parse it as logged.
+    NotText,
+}
+
+/// Decodes a quoted value's backslash escapes (`\xHH`, `\"`, `\\`; any
+/// other backslash is kept) into its field.
+fn unescape_field(req: &mut Request<'_>, field: Field, value: &[u8]) -> Unescaped {
+    let decoded = || Cow::Owned(decode_backslashes(value));
+    match field {
+        Field::Request => return Unescaped::RequestLine(decode_backslashes(value)),
+        Field::Referer => req.referer = decoded(),
+        Field::UserAgent => req.user_agent = decoded(),
+        Field::Uri => req.target = decoded(),
+        Field::Method => req.method = decoded(),
+        Field::Protocol => req.protocol = decoded(),
+        _ => return Unescaped::NotText,
+    }
+    Unescaped::Done
+}
+
+/// `\xHH` as the byte, `\"` as `"`, `\\` as `\`; other backslashes kept.
+pub(crate) fn decode_backslashes(v: &[u8]) -> Vec<u8> {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let mut out = Vec::with_capacity(v.len());
+    let mut i = 0;
+    while i < v.len() {
+        if v[i] == b'\\' && i + 1 < v.len() {
+            match v[i + 1] {
+                b'"' | b'\\' => {
+                    out.push(v[i + 1]);
+                    i += 2;
+                    continue;
+                }
+                b'x' | b'X' if i + 3 < v.len() => {
+                    if let (Some(h), Some(l)) = (hex(v[i + 2]), hex(v[i + 3])) {
+                        out.push((h * 16 + l) as u8);
+                        i += 4;
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.push(v[i]);
+        i += 1;
+    }
+    out
 }
 
 /// An address without its port: `192.0.2.1:2817`, `[2001:db8::1]:2817`
@@ -592,12 +663,14 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 /// quote inside the value (some servers do not escape) is skipped when
 /// what follows it does not fit the format. When the field is the last of
 /// the format (`after` is just the quote), the quote must end the line or
-/// be followed by a space and the start of another field.
-fn closing_quote(line: &[u8], pos: usize, after: &[u8]) -> Option<usize> {
+/// be followed by a space and the start of another field. `escaped` is
+/// set when the value holds a backslash escape.
+fn closing_quote(line: &[u8], pos: usize, after: &[u8], escaped: &mut bool) -> Option<usize> {
     let mut i = pos;
     while let Some(p) = memchr::memchr2(b'"', b'\\', &line[i..]) {
         let at = i + p;
         if line[at] == b'\\' {
+            *escaped = true;
             i = at + 2;
             if i > line.len() {
                 return None;
@@ -657,6 +730,28 @@ mod tests {
     }
 
     #[test]
+    fn backslash_escapes_are_decoded_in_text_fields() {
+        let t = combined();
+        let line = br#"192.0.2.1 - - [05/Sep/2016:20:33:25 +0200] "GET /a\x22b?q=\"x\" HTTP/1.1" 200 5 "http://r.example/\xC3\xA9" "1\x22 \\ Opera \xe2\x80\x93 Opera/9.00 \q""#;
+        let r = t.parse(line).unwrap();
+        assert_eq!(r.method(), b"GET");
+        assert_eq!(r.target(), br#"/a"b?q="x""#);
+        assert_eq!(r.protocol(), b"HTTP/1.1");
+        assert_eq!(r.referer(), "http://r.example/\u{e9}".as_bytes());
+        assert_eq!(
+            r.user_agent(),
+            "1\" \\ Opera \u{2013} Opera/9.00 \\q".as_bytes()
+        );
+        // Without a backslash the fields borrow the line.
+        let plain = t
+            .parse(br#"192.0.2.1 - - [05/Sep/2016:20:33:25 +0200] "GET / HTTP/1.1" 200 5 "-" "curl/8""#)
+            .unwrap();
+        assert!(matches!(plain.user_agent, Cow::Borrowed(_)));
+        assert_eq!(decode_backslashes(br"\x4"), br"\x4");
+        assert_eq!(decode_backslashes(br"a\"), br"a\");
+    }
+
+    #[test]
     fn combined_line() {
         let line = br#"66.249.66.1 - - [17/Apr/2025:05:10:56 +0100] "GET /music/?a=1 HTTP/2.0" 200 10353 "https://www.google.com/" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)""#;
         let r = combined().parse(line).unwrap();
@@ -683,10 +778,10 @@ mod tests {
     #[test]
     fn hard_cases() {
         let t = combined();
-        // Escaped quotes and backslashes inside quoted fields.
+        // Escaped quotes and backslashes inside quoted fields, decoded.
         let r = t.parse(br#"::1 - - [01/Jan/2024:00:00:00 +0000] "GET /q?x=\"a\" HTTP/1.1" 200 5 "-" "Bot \"quoted\" \\ ok""#).unwrap();
-        assert_eq!(r.target(), br#"/q?x=\"a\""#);
-        assert_eq!(r.user_agent(), br#"Bot \"quoted\" \\ ok"#);
+        assert_eq!(r.target(), br#"/q?x="a""#);
+        assert_eq!(r.user_agent(), br#"Bot "quoted" \ ok"#);
         assert_eq!(r.client_ip(), Some("::1".parse().unwrap()));
         assert_eq!(r.referer(), b"");
         // An unescaped quote inside the user agent.

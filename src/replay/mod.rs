@@ -52,7 +52,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::bots::{Catalogue, Crawler, IpRanges};
+use crate::bots::{Catalogue, Crawler, IpRanges, Origin};
 use crate::host::{normalize_host, split_authority};
 use crate::logs::{Request, Sink};
 use crate::shard::Shard;
@@ -443,6 +443,32 @@ pub(crate) fn identity_of(crawler: &Crawler, verified: Option<bool>) -> String {
     }
 }
 
+/// Does the URL text after `scheme://` name `host` (its authority, any
+/// case, with or without `www.` on either side)?
+fn names_host(after_scheme: &[u8], host: &str) -> bool {
+    let end = after_scheme
+        .iter()
+        .position(|&b| matches!(b, b'/' | b':' | b';' | b')' | b' ' | b'?' | b'#' | b','))
+        .unwrap_or(after_scheme.len());
+    let named = &after_scheme[..end];
+    let strip = |v: &[u8]| -> Vec<u8> {
+        let v = v.to_ascii_lowercase();
+        match v.strip_prefix(b"www.") {
+            Some(rest) => rest.to_vec(),
+            None => v,
+        }
+    };
+    // A host with a port other than 80 and 443 (`example.com:8080`) is
+    // named by its URL without one.
+    let host = match host.rsplit_once(':') {
+        Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
+            name
+        }
+        _ => host,
+    };
+    !named.is_empty() && strip(named) == strip(host.as_bytes())
+}
+
 /// Requests by class, as `summary.json` counts them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counts {
@@ -452,6 +478,11 @@ pub struct Counts {
     pub crawler: u64,
     /// Requests from people, in the window.
     pub human: u64,
+    /// The site's own requests (its server's internal connections, its
+    /// load balancer's health checks, its CMS calling itself): counted,
+    /// never judged.
+    #[serde(rename = "self", default)]
+    pub self_traffic: u64,
     /// Human requests referred by a search engine or assistant.
     pub referred: u64,
     /// Crawler requests for hosts without robots information, or before
@@ -472,6 +503,7 @@ impl Counts {
         self.requests += o.requests;
         self.crawler += o.crawler;
         self.human += o.human;
+        self.self_traffic += o.self_traffic;
         self.referred += o.referred;
         self.unjudged += o.unjudged;
         self.not_requests += o.not_requests;
@@ -486,6 +518,7 @@ impl Counts {
             requests: self.requests.checked_add(o.requests)?,
             crawler: self.crawler.checked_add(o.crawler)?,
             human: self.human.checked_add(o.human)?,
+            self_traffic: self.self_traffic.checked_add(o.self_traffic)?,
             referred: self.referred.checked_add(o.referred)?,
             unjudged: self.unjudged.checked_add(o.unjudged)?,
             not_requests: self.not_requests.checked_add(o.not_requests)?,
@@ -619,6 +652,26 @@ impl<'c> Collector<'c> {
         }
         self.agents.insert(ua.into(), found);
         found
+    }
+
+    /// Is this request of crawler `m` the site's own? Crawlers of the
+    /// `self` category always are; a bot that the catalogue does not
+    /// name is when its User-Agent carries the URL of the very host it
+    /// requests (`WordPress/6.8; https://example.com` calling
+    /// example.com's `wp-cron.php`), `www.` aside.
+    fn is_self(&self, m: u32, request: &Request<'_>, h: u32) -> bool {
+        let crawler = &self.met[m as usize].crawler;
+        if crawler.category() == crate::bots::Category::SelfTraffic {
+            return true;
+        }
+        if matches!(crawler.origin(), Origin::Curated | Origin::User) {
+            return false;
+        }
+        let ua = request.user_agent();
+        let Some(at) = memchr::memmem::find(ua, b"://") else {
+            return false;
+        };
+        names_host(&ua[at + 3..], &self.hosts.slot(h).name)
     }
 
     /// The identity of crawler `m` (an impersonator when `verified` is
@@ -907,6 +960,9 @@ impl Sink for Collector<'_> {
             self.kept.unknown_hosts_mut().add(&slot.name, 1);
         }
         match self.identify(request.user_agent()) {
+            Some(m) if self.is_self(m, request, h) => {
+                self.kept.counts_mut().self_traffic += 1;
+            }
             Some(m) => {
                 self.kept.counts_mut().crawler += 1;
                 self.keep(request, h, m);

@@ -1238,3 +1238,80 @@ fn run_with<'c>(
     }
     replay(c, collectors)
 }
+
+#[test]
+fn the_sites_own_traffic_is_counted_and_never_judged() {
+    let c = ctx(snapshot(
+        "self-traffic",
+        &[("shop.example/robots.txt", "User-agent: *\nDisallow: /\n")],
+    ));
+    let own = "WordPress/6.8; https://www.shop.example";
+    let other = "WordPress/6.8; https://blog.example";
+    let o = run(
+        &c,
+        &[
+            line(
+                "127.0.0.1",
+                1,
+                "10:00:00",
+                "/",
+                200,
+                "-",
+                "Apache/2.4.29 (Ubuntu) OpenSSL/1.1.1 (internal dummy connection)",
+            ),
+            line(
+                "10.0.0.5",
+                1,
+                "10:00:01",
+                "/healthz",
+                200,
+                "-",
+                "kube-probe/1.29",
+            ),
+            line(
+                "192.0.2.7",
+                1,
+                "10:00:02",
+                "/wp-cron.php?doing_wp_cron",
+                200,
+                "-",
+                own,
+            ),
+            line(
+                "198.51.100.9",
+                1,
+                "10:00:03",
+                "/xmlrpc.php",
+                200,
+                "-",
+                other,
+            ),
+        ],
+    );
+    assert_eq!(o.counts.self_traffic, 3);
+    assert_eq!(o.counts.crawler, 1);
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-01T10:00:03Z".into(),
+            "disallow",
+            "WordPress".into(),
+            "/xmlrpc.php".into()
+        )],
+        "only the other site's WordPress is judged"
+    );
+    assert!(
+        o.activity.iter().all(|a| a.crawler == "WordPress"),
+        "the site's own traffic is no crawler's activity"
+    );
+}
+
+#[test]
+fn a_url_names_its_host_with_or_without_www_and_port() {
+    assert!(names_host(b"www.shop.example/x", "shop.example"));
+    assert!(names_host(b"SHOP.example", "www.shop.example"));
+    assert!(names_host(b"shop.example:8080/", "shop.example:8080"));
+    assert!(!names_host(b"shop.example.evil/", "shop.example"));
+    assert!(!names_host(b"blog.example", "shop.example"));
+    assert!(!names_host(b"", "shop.example"));
+}
