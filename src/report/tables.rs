@@ -177,10 +177,16 @@ pub(super) fn crawlers_frame(
         col("first_seen").min().alias("first_seen"),
         col("last_seen").max().alias("last_seen"),
     ]);
-    // Violations by crawler and kind, counted in one pass over the rows.
+    // Violations by crawler and kind, and the crawler's requests that
+    // broke a rule, counted in one pass over the rows.
     let mut by_crawler: foldhash::HashMap<&str, [u64; 4]> = foldhash::HashMap::default();
+    let mut violating: foldhash::HashMap<&str, u64> = foldhash::HashMap::default();
+    let mut requests = RequestsOfRows::default();
     for v in violations.iter() {
         by_crawler.entry(v.crawler()).or_default()[v.kind().index()] += 1;
+        if requests.is_new_request(&v) {
+            *violating.entry(v.crawler()).or_default() += 1;
+        }
     }
     let mut per_violation = vec![Column::new(
         "crawler".into(),
@@ -195,6 +201,13 @@ pub(super) fn crawlers_frame(
                 .collect::<Vec<u64>>(),
         ));
     }
+    per_violation.push(Column::new(
+        "violating_requests".into(),
+        by_crawler
+            .keys()
+            .map(|c| violating.get(c).copied().unwrap_or(0))
+            .collect::<Vec<u64>>(),
+    ));
     let per_violation = DataFrame::new(by_crawler.len(), per_violation)?.lazy();
     let total = ViolationKind::ALL
         .iter()
@@ -209,8 +222,12 @@ pub(super) fn crawlers_frame(
         )
         .with_column(total.clone().alias("violations"))
         .with_column(
-            (total.cast(DataType::Float64) / col("requests").cast(DataType::Float64))
-                .alias("violation_rate"),
+            // Each violating request is one of the crawler's requests.
+            (col("violating_requests")
+                .fill_null(lit(0u64))
+                .cast(DataType::Float64)
+                / col("requests").cast(DataType::Float64))
+            .alias("violation_rate"),
         )
         .sort(
             ["violations", "crawler"],
@@ -227,6 +244,55 @@ pub(super) fn crawlers_frame(
     df.with_column(utc(first, "first_seen")?)?;
     df.with_column(utc(last, "last_seen")?)?;
     Ok(df)
+}
+
+/// Tells the crawler requests behind violation rows apart, for
+/// `violation_rate` (violating requests / requests). A request that broke
+/// Disallow and Crawl-delay at once has two rows with one time, host,
+/// crawler, URL, address, method and status: they are one request. Rows
+/// come sorted by time, host, crawler, URL and kind, so a request's rows
+/// are neighbours. `noindex` and `unavailable-after` rows are evidence
+/// from search referrals, not requests of the crawler, and are not
+/// counted. (Two identical requests in one second that broke different
+/// rules count as one: the rate errs low, never above 1.)
+#[derive(Default)]
+struct RequestsOfRows<'a> {
+    /// The run's (time, host, crawler, URL).
+    run: Option<(i64, &'a str, &'a str, &'a str)>,
+    /// Rows of the run not yet paired with a row of the other kind:
+    /// (is a disallow row, address, method, status).
+    unpaired: Vec<(bool, &'a str, &'a str, u16)>,
+}
+
+impl<'a> RequestsOfRows<'a> {
+    /// Is row `v` a request not counted yet?
+    fn is_new_request(&mut self, v: &crate::replay::ViolationRef<'a>) -> bool {
+        let disallow = match v.kind() {
+            ViolationKind::Disallow => true,
+            ViolationKind::CrawlDelay => false,
+            ViolationKind::Noindex | ViolationKind::UnavailableAfter => return false,
+        };
+        let run = (v.time(), v.host(), v.crawler(), v.url());
+        if self.run != Some(run) {
+            self.run = Some(run);
+            self.unpaired.clear();
+        }
+        let me = (v.client_ip(), v.method(), v.status());
+        match self
+            .unpaired
+            .iter()
+            .position(|&(d, ip, m, st)| d != disallow && (ip, m, st) == me)
+        {
+            Some(i) => {
+                self.unpaired.swap_remove(i);
+                false
+            }
+            None => {
+                self.unpaired.push((disallow, me.0, me.1, me.2));
+                true
+            }
+        }
+    }
 }
 
 /// The kind a shard's row names, read by `parse`; an unknown one is the

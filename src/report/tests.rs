@@ -628,3 +628,49 @@ fn violations_files_from_the_table_are_the_frames_files() {
         );
     }
 }
+
+#[test]
+fn a_request_that_broke_two_rules_counts_once_in_the_rate() {
+    let mut o = outcome();
+    // AhrefsBot's request at 10:00:05 broke Disallow as well as
+    // Crawl-delay (two rows, one request), and a noindex row is a
+    // referral's evidence, not one of its requests.
+    let mut rows = o.violations.to_rows();
+    rows.push(violation(
+        "2026-11-01T10:00:05Z",
+        "AhrefsBot",
+        "disallow",
+        "/b",
+    ));
+    rows.push(violation(
+        "2026-11-01T10:30:00Z",
+        "AhrefsBot",
+        "noindex",
+        "/c",
+    ));
+    o.violations = rows.into_iter().collect();
+    let mut findings = Vec::new();
+    crate::replay::sort_rows(&mut o.violations, &mut findings);
+    let report = Report::build(&o, &RunInfo::default()).unwrap();
+    let c = &report.crawlers;
+    let rate = |name: &str| {
+        let i = c
+            .column("crawler")
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .position(|v| v == Some(name))
+            .unwrap();
+        c.column("violation_rate")
+            .unwrap()
+            .f64()
+            .unwrap()
+            .get(i)
+            .unwrap()
+    };
+    // 4 requests, 2 of them violating (the rows: 2 disallow, 1 crawl-delay,
+    // 1 noindex).
+    assert_eq!(rate("AhrefsBot"), 0.5);
+    assert_eq!(rate("Googlebot (unverified)"), 1.0);
+}
