@@ -63,7 +63,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot read robots.txt file {}", args.robots_file.display()))?;
     let robots = Robots::parse(&body);
     let token_refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
-    let group = robots.group_for(&token_refs, obeys_global);
+    // `check` answers exactly as Google's matcher does.
+    let group = robots.group_google(&token_refs, obeys_global);
+    warn_agents_read_differently(&robots, &args.robots_file.display().to_string());
     let mut out = super::term::Escaped(BufWriter::new(io::stdout().lock()));
     for url in &args.urls {
         let url = os_bytes(url);
@@ -99,5 +101,18 @@ fn os_bytes(arg: &OsString) -> std::borrow::Cow<'_, [u8]> {
             std::borrow::Cow::Borrowed(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
             std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
         }
+    }
+}
+
+/// Warns, on stderr, of each `User-agent` value of `robots` (the file
+/// `name`) that Google's parser reads as another name than its author
+/// wrote (`MJ12bot` is `MJ` to it): `check` answers as Google does, the
+/// audit as written.
+pub(super) fn warn_agents_read_differently(robots: &Robots, name: &str) {
+    for (line, value, google) in robots.agents_read_differently() {
+        let _ = writeln!(
+            super::term::stderr(),
+            "crawlaudit: warning: {name} line {line}: `User-agent: {value}` reads as {google:?} under Google's parser (it stops at the first character outside letters, `-` and `_`); `check` answers as Google does, the audit matches the name as written"
+        );
     }
 }

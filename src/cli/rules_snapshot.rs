@@ -91,6 +91,12 @@ fn explain(snapshot: &Snapshot, crawler: &Crawler, host: &str, path: &str, at: i
         // The audit's decision (`Policy::group_for`, `Policy::decide`), so
         // that `rules` and `audit` cannot disagree.
         let group = policy.group_for(&tokens, crawler.obeys_global());
+        if let Policy::Rules { robots, .. } = &policy {
+            super::check::warn_agents_read_differently(
+                robots,
+                &format!("{host} robots.txt version {}", v.name()),
+            );
+        }
         let decision = policy.decide(group.as_ref(), path.as_bytes());
         disallowed = !decision.allowed;
         obj["allowed"] = json!(decision.allowed);

@@ -1315,3 +1315,36 @@ fn a_url_names_its_host_with_or_without_www_and_port() {
     assert!(!names_host(b"blog.example", "shop.example"));
     assert!(!names_host(b"", "shop.example"));
 }
+
+#[test]
+fn majestic_is_held_to_the_group_written_for_it() {
+    // Google's parser reads `User-agent: MJ12bot` as `MJ`; the audit asks
+    // whether MJ12bot obeyed the rules written for it.
+    let c = ctx(snapshot(
+        "mj12bot",
+        &[(
+            "shop.example/robots.txt",
+            "User-agent: *\nDisallow: /cart/\n\nUser-agent: MJ12bot\nDisallow: /blog/\n",
+        )],
+    ));
+    let mj = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)";
+    let o = run(
+        &c,
+        &[
+            line("192.0.2.9", 1, "10:00:00", "/robots.txt", 200, "-", mj),
+            line("192.0.2.9", 1, "10:01:00", "/blog/post", 200, "-", mj),
+            line("192.0.2.9", 1, "10:02:00", "/cart/1", 200, "-", mj),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-01T10:01:00Z".into(),
+            "disallow",
+            "MJ12bot".into(),
+            "/blog/post".into()
+        )]
+    );
+    let v = o.violations.owned(0).unwrap();
+    assert_eq!((&*v.rule, v.rule_line), ("Disallow: /blog/", Some(5)));
+}

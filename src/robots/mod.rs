@@ -267,6 +267,11 @@ pub struct Robots {
     /// Lower-cased product token (as the reference extracts it) to the
     /// blocks that name it.
     by_agent: HashMap<Box<[u8]>, Vec<u32>>,
+    /// Lower-cased user-agent value up to its first space or `/`, where it
+    /// differs from the reference's product token (`mj12bot`, which the
+    /// reference reads as `mj`), to the blocks naming it either way: what
+    /// the site owner wrote, for [`Robots::group_for`].
+    by_written: HashMap<Box<[u8]>, Vec<u32>>,
     /// Blocks with a `*` user-agent.
     global: Vec<u32>,
     sitemaps: Vec<(u32, String)>,
@@ -287,6 +292,16 @@ pub fn product_token(value: &str) -> &str {
     let end = value
         .bytes()
         .position(|b| !(b.is_ascii_alphabetic() || b == b'-' || b == b'_'))
+        .unwrap_or(value.len());
+    &value[..end]
+}
+
+/// A `User-agent` value as its author wrote the name: up to the first
+/// white space or `/`.
+fn written_name(value: &[u8]) -> &[u8] {
+    let end = value
+        .iter()
+        .position(|&b| b == b'/' || b.is_ascii_whitespace())
         .unwrap_or(value.len());
     &value[..end]
 }
@@ -334,6 +349,16 @@ impl Robots {
                         &mut robots.global
                     } else {
                         let name = product_token_bytes(line.value).to_ascii_lowercase();
+                        let written = written_name(line.value).to_ascii_lowercase();
+                        if written != name && !written.is_empty() {
+                            let list = robots
+                                .by_written
+                                .entry(written.into_boxed_slice())
+                                .or_default();
+                            if list.last() != Some(&index) {
+                                list.push(index);
+                            }
+                        }
                         robots.by_agent.entry(name.into_boxed_slice()).or_default()
                     };
                     if list.last() != Some(&index) {
@@ -408,6 +433,16 @@ impl Robots {
             block.rules.shrink_to_fit();
             block.index();
         }
+        // A name written as such also selects the blocks that the
+        // reference's reading gives it (`User-agent: MJ12bot` and a later
+        // `User-agent: mj12bot/1.0` are one crawler's).
+        for (name, blocks) in &mut robots.by_written {
+            if let Some(more) = robots.by_agent.get(name) {
+                blocks.extend_from_slice(more);
+                blocks.sort_unstable();
+                blocks.dedup();
+            }
+        }
         robots.stats.lines = tokens.lines;
         robots.stats.long_lines = tokens.long_lines;
         robots.stats.ignored_bytes = tokens.ignored_bytes;
@@ -416,21 +451,64 @@ impl Robots {
 
     /// The group that applies to a crawler whose robots.txt product tokens
     /// are `tokens`, in order of preference (`["Googlebot-Image",
-    /// "Googlebot"]`): the groups naming the first token that any group
-    /// names, merged; else the `*` groups, merged; else no group (everything
-    /// allowed). Tokens are compared with the group's user-agent value
-    /// (its leading `[A-Za-z_-]` run) without regard to case.
+    /// "Googlebot"]`), exactly as Google's reference matcher selects it:
+    /// the groups naming the first token that any group names, merged;
+    /// else the `*` groups, merged; else no group (everything allowed).
+    /// Tokens are compared with the group's user-agent value (its leading
+    /// `[A-Za-z_-]` run) without regard to case.
     pub fn group(&self, tokens: &[&str]) -> Group<'_> {
-        self.group_for(tokens, true)
+        self.group_google(tokens, true)
     }
 
     /// As [`Robots::group`], for a crawler that may ignore `*` groups
     /// (`obeys_global = false`, as Google's AdsBot does): then only groups
     /// naming one of its tokens apply, and without one everything is allowed.
+    pub fn group_google(&self, tokens: &[&str], obeys_global: bool) -> Group<'_> {
+        self.select(tokens, obeys_global, false)
+    }
+
+    /// The group written for a crawler, as the audit judges it: as
+    /// [`Robots::group_google`], but a token also names a group whose
+    /// user-agent value, up to its first space or `/`, equals it without
+    /// regard to case. `User-agent: MJ12bot` is then Majestic's group,
+    /// which Google's parser reads as `MJ` and never gives the token
+    /// `MJ12bot`. For tokens of letters, `-` and `_` (all of Google's) both
+    /// readings agree.
     pub fn group_for(&self, tokens: &[&str], obeys_global: bool) -> Group<'_> {
+        self.select(tokens, obeys_global, true)
+    }
+
+    /// User-agent lines whose value reads differently under Google's
+    /// parser than as written (`MJ12bot` is `MJ` to it): (line, the value
+    /// as written, Google's reading). `check` and `rules` warn of them.
+    pub fn agents_read_differently(&self) -> Vec<(u32, &str, &str)> {
+        let mut out: Vec<(u32, &str, &str)> = self
+            .blocks
+            .iter()
+            .flat_map(|b| &b.agents)
+            .filter_map(|a| {
+                let value = a.written.as_str();
+                if is_global_agent(value.as_bytes()) {
+                    return None;
+                }
+                let google = product_token(value);
+                let written = std::str::from_utf8(written_name(value.as_bytes())).unwrap_or(value);
+                (!written.eq_ignore_ascii_case(google)).then_some((a.line, value, google))
+            })
+            .collect();
+        out.sort_unstable_by_key(|a| a.0);
+        out
+    }
+
+    fn select(&self, tokens: &[&str], obeys_global: bool, as_written: bool) -> Group<'_> {
         for token in tokens {
             let lower = token.as_bytes().to_ascii_lowercase();
-            if let Some(blocks) = self.by_agent.get(lower.as_slice()) {
+            let written = if as_written {
+                self.by_written.get(lower.as_slice())
+            } else {
+                None
+            };
+            if let Some(blocks) = written.or_else(|| self.by_agent.get(lower.as_slice())) {
                 return Group {
                     robots: self,
                     blocks,

@@ -565,3 +565,45 @@ mod indexed_blocks {
         }
     }
 }
+
+#[test]
+fn a_token_with_digits_selects_the_group_written_for_it() {
+    let robots = Robots::parse(
+        b"User-agent: MJ12bot\nDisallow: /private/\n\nUser-agent: *\nDisallow: /\n\nUser-agent: mj12bot/1.4\nDisallow: /old/\n",
+    );
+    // Google's parser reads both values as `MJ`: the token never matches.
+    let google = robots.group(&["MJ12bot"]);
+    assert_eq!(google.selection(), &Selection::Global);
+    assert!(!google.check(b"/public").allowed());
+    // As written, both groups are Majestic's, merged.
+    let written = robots.group_for(&["MJ12bot"], true);
+    assert_eq!(written.selection(), &Selection::Specific("MJ12bot".into()));
+    assert!(written.check(b"/public").allowed());
+    assert!(!written.check(b"/private/x").allowed());
+    assert!(!written.check(b"/old/x").allowed());
+    // A crawler that Google calls `MJ` still finds them, as Google does.
+    assert!(
+        !robots
+            .group_for(&["MJ"], true)
+            .check(b"/private/x")
+            .allowed()
+    );
+    assert_eq!(
+        robots.agents_read_differently(),
+        [(1, "MJ12bot", "MJ"), (7, "mj12bot/1.4", "mj")]
+    );
+    // Letters and hyphens read the same both ways: no warning, no change.
+    let g =
+        Robots::parse(b"User-agent: Googlebot/2.1\nUser-agent: Googlebot-News2\nDisallow: /n/\n");
+    assert!(
+        g.agents_read_differently()
+            .iter()
+            .all(|a| a.1 == "Googlebot-News2")
+    );
+    assert!(
+        !g.group_for(&["Googlebot-News"], true)
+            .check(b"/n/")
+            .allowed()
+    );
+    assert!(!g.group(&["Googlebot-News"]).check(b"/n/").allowed());
+}
