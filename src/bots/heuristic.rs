@@ -346,6 +346,8 @@ fn crawler(name: String, category: Category, origin: Origin) -> Crawler {
         engine: None,
         ip_ranges: Vec::new(),
         obeys_global: true,
+        ignores_crawl_delay: false,
+        policy_source: None,
         origin,
     }
 }

@@ -147,6 +147,8 @@ pub struct Crawler {
     engine: Option<String>,
     ip_ranges: Vec<String>,
     obeys_global: bool,
+    ignores_crawl_delay: bool,
+    policy_source: Option<String>,
     origin: Origin,
 }
 
@@ -191,6 +193,18 @@ impl Crawler {
     /// Does it obey `User-agent: *` groups? (AdsBot does not.)
     pub fn obeys_global(&self) -> bool {
         self.obeys_global
+    }
+
+    /// Does its operator document that it does not support `Crawl-delay`
+    /// (Google's, Yandex's, Apple's and Amazon's crawlers)? Its gaps are
+    /// then not violations.
+    pub fn ignores_crawl_delay(&self) -> bool {
+        self.ignores_crawl_delay
+    }
+
+    /// The operator's page that documents its policies, when cited.
+    pub fn policy_source(&self) -> Option<&str> {
+        self.policy_source.as_deref()
     }
 
     /// Where its definition came from.
@@ -282,6 +296,9 @@ struct CrawlerDef {
     #[serde(default)]
     ip_ranges: Vec<String>,
     obeys_global: Option<bool>,
+    #[serde(default)]
+    ignores_crawl_delay: bool,
+    policy_source: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -547,6 +564,8 @@ impl Catalogue {
                 engine: def.engine,
                 ip_ranges: def.ip_ranges,
                 obeys_global: def.obeys_global.unwrap_or(true),
+                ignores_crawl_delay: def.ignores_crawl_delay,
+                policy_source: def.policy_source,
                 origin,
             }));
         }

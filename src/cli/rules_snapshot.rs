@@ -121,6 +121,13 @@ fn explain(snapshot: &Snapshot, crawler: &Crawler, host: &str, path: &str, at: i
                 obj["crawl_delay_rule"] = group.crawl_delay().map_or(json!(null), |d| {
                     json!(format!("{}: {}", d.line(), d.rule()))
                 });
+                if group.crawl_delay().is_some() && crawler.ignores_crawl_delay() {
+                    obj["crawl_delay_note"] = json!(format!(
+                        "{}'s operator documents that it does not support Crawl-delay ({}): the audit does not hold it to one",
+                        crawler.name(),
+                        crawler.policy_source().unwrap_or("no source cited")
+                    ));
+                }
             }
             (Policy::DisallowAll { .. }, _) => obj["rule"] = json!(decision.rule),
             _ => {}
@@ -238,6 +245,9 @@ fn print_text(out: &mut impl Write, e: &Value) -> io::Result<()> {
                 s(&r["crawl_delay"]),
                 s(&r["crawl_delay_rule"])
             )?;
+            if !r["crawl_delay_note"].is_null() {
+                writeln!(out, "    ({})", s(&r["crawl_delay_note"]))?;
+            }
         } else {
             writeln!(out, "  crawl-delay: none")?;
         }

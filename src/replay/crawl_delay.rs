@@ -18,8 +18,12 @@ use crate::text::Interner;
 use crate::time::{format_seconds, seconds_to_nanos_f64};
 
 /// The crawl delay `crawler` must keep under `policy` (seconds), with the
-/// rule and line that ask for it.
+/// rule and line that ask for it; none for a crawler whose operator
+/// documents that it does not support `Crawl-delay`.
 pub(super) fn delay(policy: &Policy<'_>, crawler: &Crawler) -> Option<(f64, String, u32)> {
+    if crawler.ignores_crawl_delay() {
+        return None;
+    }
     let tokens: Vec<&str> = crawler.tokens().iter().map(String::as_str).collect();
     policy
         .group_for(&tokens, crawler.obeys_global())?

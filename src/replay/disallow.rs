@@ -326,13 +326,14 @@ impl<'c> Rules<'c> {
                 true,
             ));
             readings.retain(|r| *r != own);
-            answer = policies.iter().any(|policy| {
-                readings.iter().any(|(tokens, global)| {
-                    policy
-                        .group_for(tokens, *global)
-                        .is_some_and(|g| g.crawl_delay().is_some())
-                })
-            });
+            answer = !crawler.ignores_crawl_delay()
+                && policies.iter().any(|policy| {
+                    readings.iter().any(|(tokens, global)| {
+                        policy
+                            .group_for(tokens, *global)
+                            .is_some_and(|g| g.crawl_delay().is_some())
+                    })
+                });
         }
         if self.delays.len() >= self.limit {
             self.delays.clear();
@@ -358,8 +359,11 @@ impl<'c> Rules<'c> {
             self.groups.clear();
         }
         let group = group_of(policy, crawler);
+        // A crawler whose operator documents that it does not support
+        // Crawl-delay (Google's) keeps none.
         let delay = group
             .as_ref()
+            .filter(|_| !crawler.ignores_crawl_delay())
             .and_then(|g| g.crawl_delay())
             .map(|d| d.seconds());
         self.groups

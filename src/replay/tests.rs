@@ -1348,3 +1348,42 @@ fn majestic_is_held_to_the_group_written_for_it() {
     let v = o.violations.owned(0).unwrap();
     assert_eq!((&*v.rule, v.rule_line), ("Disallow: /blog/", Some(5)));
 }
+
+#[test]
+fn crawlers_whose_operators_document_no_crawl_delay_are_not_held_to_it() {
+    let c = ctx(snapshot(
+        "delay-unsupported",
+        &[(
+            "shop.example/robots.txt",
+            "User-agent: *\nCrawl-delay: 10\n",
+        )],
+    ));
+    let gbot = "66.249.66.1";
+    let o = run(
+        &c,
+        &[
+            line(gbot, 1, "10:00:00", "/robots.txt", 200, "-", GOOGLEBOT),
+            line(gbot, 1, "10:00:01", "/a", 200, "-", GOOGLEBOT),
+            line(gbot, 1, "10:00:02", "/b", 200, "-", GOOGLEBOT),
+            line("192.0.2.9", 1, "10:00:00", "/robots.txt", 200, "-", BINGBOT),
+            line("192.0.2.9", 1, "10:00:01", "/a", 200, "-", BINGBOT),
+        ],
+    );
+    // Google documents that it does not support Crawl-delay; Bing does.
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-01T10:00:01Z".into(),
+            "crawl-delay",
+            "bingbot".into(),
+            "/a".into()
+        )]
+    );
+    let googlebot = c.catalogue().by_name("Googlebot").unwrap();
+    assert!(googlebot.ignores_crawl_delay());
+    assert!(
+        googlebot
+            .policy_source()
+            .is_some_and(|u| u.starts_with("https://developers.google.com/"))
+    );
+}
