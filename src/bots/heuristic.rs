@@ -347,6 +347,7 @@ fn crawler(name: String, category: Category, origin: Origin) -> Crawler {
         ip_ranges: Vec::new(),
         obeys_global: true,
         ignores_crawl_delay: false,
+        user_triggered: false,
         policy_source: None,
         origin,
     }

@@ -148,6 +148,7 @@ pub struct Crawler {
     ip_ranges: Vec<String>,
     obeys_global: bool,
     ignores_crawl_delay: bool,
+    user_triggered: bool,
     policy_source: Option<String>,
     origin: Origin,
 }
@@ -200,6 +201,14 @@ impl Crawler {
     /// then not violations.
     pub fn ignores_crawl_delay(&self) -> bool {
         self.ignores_crawl_delay
+    }
+
+    /// Does its operator document that it fetches for a person and does
+    /// not follow robots.txt (Google's user-triggered fetchers,
+    /// ChatGPT-User, Perplexity-User)? Its requests to disallowed paths are
+    /// then the finding `user-triggered-fetch`, not violations.
+    pub fn user_triggered(&self) -> bool {
+        self.user_triggered
     }
 
     /// The operator's page that documents its policies, when cited.
@@ -298,6 +307,8 @@ struct CrawlerDef {
     obeys_global: Option<bool>,
     #[serde(default)]
     ignores_crawl_delay: bool,
+    #[serde(default)]
+    user_triggered: bool,
     policy_source: Option<String>,
 }
 
@@ -565,6 +576,7 @@ impl Catalogue {
                 ip_ranges: def.ip_ranges,
                 obeys_global: def.obeys_global.unwrap_or(true),
                 ignores_crawl_delay: def.ignores_crawl_delay,
+                user_triggered: def.user_triggered,
                 policy_source: def.policy_source,
                 origin,
             }));

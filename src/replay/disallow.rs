@@ -9,6 +9,7 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 
 use super::hosts::Hosts;
+use super::findings::UserTriggered;
 use super::violations::Cells;
 use super::{Context, ViolationKind, Violations};
 
@@ -467,7 +468,11 @@ impl<'c> Rules<'c> {
     /// Judges `hit`: whether it is judged and the crawl delay its cached
     /// versions ask for, as SPEC section 8 defines them; its Disallow
     /// violation, if any, is added to `violations`.
-    pub(crate) fn judge(&mut self, hit: &Hit<'_>, violations: &mut Violations) -> Judged {
+    pub(crate) fn judge(
+        &mut self,
+        hit: &Hit<'_>,
+        (violations, user_triggered): (&mut Violations, &mut UserTriggered),
+    ) -> Judged {
         let grace = self.ctx.settings().robots_cache_grace;
         let Some(rules) = hit.rules else {
             return Judged {
@@ -528,7 +533,7 @@ impl<'c> Rules<'c> {
         if let (Some(now), Some(rule)) = (&selection.window.now, decided_now) {
             if disallowed_everywhere {
                 let (now, cached) = (now.clone(), policies.len());
-                self.violation(hit, &now, rule, cached, violations);
+                self.violation(hit, &now, rule, cached, violations, user_triggered);
             }
         }
         Judged { judged, delay }
@@ -546,6 +551,7 @@ impl<'c> Rules<'c> {
         rule: Option<&'c crate::robots::Rule>,
         cached: usize,
         violations: &mut Violations,
+        user_triggered: &mut UserTriggered,
     ) {
         // `now` is one of the cached policies, so it disallows too; an
         // allow-all cannot occur here.
@@ -587,6 +593,22 @@ impl<'c> Rules<'c> {
                 None,
             ),
         };
+        // A fetcher that acts for a person, as its operator documents (an
+        // impersonator of one has no such excuse): a finding, not a
+        // violation.
+        if hit.crawler.user_triggered() && hit.verified != Some(false) {
+            user_triggered.add(
+                hit.host,
+                hit.identity,
+                hit.crawler,
+                &rule_text,
+                line,
+                &version,
+                hit.time,
+                hit.url,
+            );
+            return;
+        }
         let detail = match now {
             Policy::Rules { .. } if cached > 1 => self.cells.entry(Cell::AllOf(cached)),
             Policy::DisallowAll { .. } => self.cells.entry(Cell::Answered(version_address)),

@@ -1,9 +1,14 @@
 //! Findings (SPEC section 9's `findings` table): reported, not violations.
 //! Per crawler identity and host, `spoofed-agent` and `no-robots-fetch`;
 //! per robots.txt version, `robots-noindex-line`; per host the snapshot
-//! does not describe, `unknown-host`. (`noindex-unseen` is in `noindex`.)
+//! does not describe, `unknown-host`; per host, fetcher and rule,
+//! `user-triggered-fetch`. (`noindex-unseen` is in `noindex`.)
 
+use std::collections::HashMap;
 use std::sync::Arc;
+
+use crate::bots::Crawler;
+use crate::time::format_time;
 
 use super::judge::Identity;
 use super::{Context, Finding, FindingKind, MAX_UNKNOWN_HOSTS, OTHER_HOSTS, UnknownHosts};
@@ -139,4 +144,118 @@ pub(crate) fn merge_unknown_hosts(findings: &mut Vec<Finding>) {
         false
     });
     findings.extend(unknown_hosts(all));
+}
+
+/// What a `user-triggered-fetch` row is about: host, crawler identity,
+/// the rule as written, its line, and the robots.txt version.
+type FetchKey = (Arc<str>, Arc<str>, Arc<str>, Option<u32>, Arc<str>);
+
+/// A `user-triggered-fetch` row being counted.
+#[derive(Debug)]
+struct FetchRow {
+    crawler: Arc<Crawler>,
+    count: u64,
+    /// The first request (time, URL) and the last one's time.
+    first: (i64, Box<str>),
+    last: i64,
+}
+
+/// The requests to disallowed paths of fetchers whose operators document
+/// that they act for a person and do not follow robots.txt (SPEC section
+/// 8): counted per host, fetcher and rule, never violations. The rows are
+/// bounded by what the site has (hosts, its rules) times the catalogue's
+/// user-triggered fetchers (impersonators are judged as crawlers).
+#[derive(Debug, Default)]
+pub(crate) struct UserTriggered {
+    rows: HashMap<FetchKey, FetchRow>,
+}
+
+impl UserTriggered {
+    /// Counts one request of `crawler` (its identity) to `url` at `time`,
+    /// which `rule` (line `line` of robots.txt version `version`) disallows.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn add(
+        &mut self,
+        host: &Arc<str>,
+        identity: &Arc<str>,
+        crawler: &Arc<Crawler>,
+        rule: &Arc<str>,
+        line: Option<u32>,
+        version: &Arc<str>,
+        time: i64,
+        url: &str,
+    ) {
+        let key = (
+            host.clone(),
+            identity.clone(),
+            rule.clone(),
+            line,
+            version.clone(),
+        );
+        let row = self.rows.entry(key).or_insert_with(|| FetchRow {
+            crawler: crawler.clone(),
+            count: 0,
+            first: (time, url.into()),
+            last: time,
+        });
+        row.count += 1;
+        if (time, url) < (row.first.0, &*row.first.1) {
+            row.first = (time, url.into());
+        }
+        row.last = row.last.max(time);
+    }
+
+    /// Adds another's counts.
+    pub(crate) fn merge(&mut self, other: UserTriggered) {
+        for (key, o) in other.rows {
+            match self.rows.get_mut(&key) {
+                Some(row) => {
+                    row.count += o.count;
+                    if (o.first.0, &*o.first.1) < (row.first.0, &*row.first.1) {
+                        row.first = o.first;
+                    }
+                    row.last = row.last.max(o.last);
+                }
+                None => {
+                    self.rows.insert(key, o);
+                }
+            }
+        }
+    }
+
+    /// The `user-triggered-fetch` rows: the first URL in the `url` column,
+    /// the rule, the count, the period and the operator's page in `detail`.
+    pub(crate) fn into_findings(self) -> Vec<Finding> {
+        self.rows
+            .into_iter()
+            .map(|((host, identity, rule, line, version), row)| {
+                let at = match line {
+                    Some(l) => format!("line {l} of {version}"),
+                    None => version.to_string(),
+                };
+                let period = if row.first.0 == row.last {
+                    format!("at {}", format_time(row.first.0))
+                } else {
+                    format!(
+                        "from {} to {}",
+                        format_time(row.first.0),
+                        format_time(row.last)
+                    )
+                };
+                Finding {
+                    kind: FindingKind::UserTriggeredFetch,
+                    host: host.to_string(),
+                    crawler: identity.to_string(),
+                    url: row.first.1.into(),
+                    count: row.count,
+                    detail: format!(
+                        "{} requests to paths that {rule} ({at}) disallows, {period}; {} fetches for a person and its operator documents that it does not follow robots.txt ({})",
+                        row.count,
+                        row.crawler.name(),
+                        row.crawler.policy_source().unwrap_or("no source cited")
+                    ),
+                }
+            })
+            .collect()
+    }
 }

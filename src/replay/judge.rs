@@ -260,6 +260,7 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     // The snapshot's hosts, by number: most requests are gathered by
     // their host's number, not by name (a CDN log's chunks each charge
     // thousands of hosts).
+    let mut user_triggered = findings::UserTriggered::default();
     let mut by_id: Vec<HashMap<u32, Activity>> = Vec::new();
     by_id.resize_with(ctx.host_count(), HashMap::new);
     for c in collectors {
@@ -297,6 +298,7 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
             data.referred_until = data.referred_until.max(Some(until));
         }
         unknown_hosts.merge(kept.take_unknown_hosts());
+        user_triggered.merge(kept.take_user_triggered());
     }
     for (id, identities) in by_id.into_iter().enumerate() {
         if !identities.is_empty() {
@@ -339,6 +341,7 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     outcome
         .findings
         .extend(findings::unknown_hosts(unknown_hosts));
+    outcome.findings.extend(user_triggered.into_findings());
     // The chunks' and hosts' working sets are freed: back to the system
     // before the sort adds the table's order.
     crate::memory::give_back_freed();

@@ -159,6 +159,7 @@ pub(crate) struct Kept {
     referrals: Vec<Referral>,
     referred_until: HashMap<Arc<str>, i64>,
     unknown_hosts: UnknownHosts,
+    user_triggered: super::findings::UserTriggered,
 }
 
 /// What the collector adds to a chunk's [`Kept`] as it reads.
@@ -168,9 +169,12 @@ impl Kept {
         &mut self.counts
     }
 
-    /// Where Disallow violations are kept.
-    pub(crate) fn violations_mut(&mut self) -> &mut Violations {
-        &mut self.violations
+    /// Where Disallow violations are kept, and where the requests of
+    /// user-triggered fetchers that would be violations are counted.
+    pub(crate) fn disallowed_mut(
+        &mut self,
+    ) -> (&mut Violations, &mut super::findings::UserTriggered) {
+        (&mut self.violations, &mut self.user_triggered)
     }
 
     /// The delayed requests' rows.
@@ -258,5 +262,10 @@ impl Kept {
     /// to the run.
     pub(crate) fn take_unknown_hosts(&mut self) -> UnknownHosts {
         std::mem::take(&mut self.unknown_hosts)
+    }
+
+    /// The chunk's user-triggered fetches of disallowed paths.
+    pub(crate) fn take_user_triggered(&mut self) -> super::findings::UserTriggered {
+        std::mem::take(&mut self.user_triggered)
     }
 }

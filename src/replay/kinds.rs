@@ -92,16 +92,20 @@ pub enum FindingKind {
     RobotsNoindexLine,
     /// Requests for a host the snapshot does not describe.
     UnknownHost,
+    /// Requests to disallowed paths by a fetcher whose operator documents
+    /// that it acts for a person and does not follow robots.txt.
+    UserTriggeredFetch,
 }
 
 impl FindingKind {
     /// Every kind.
-    pub const ALL: [FindingKind; 5] = [
+    pub const ALL: [FindingKind; 6] = [
         FindingKind::SpoofedAgent,
         FindingKind::NoRobotsFetch,
         FindingKind::NoindexUnseen,
         FindingKind::RobotsNoindexLine,
         FindingKind::UnknownHost,
+        FindingKind::UserTriggeredFetch,
     ];
 
     /// The name the report's files give it (`spoofed-agent`).
@@ -112,6 +116,7 @@ impl FindingKind {
             FindingKind::NoindexUnseen => "noindex-unseen",
             FindingKind::RobotsNoindexLine => "robots-noindex-line",
             FindingKind::UnknownHost => "unknown-host",
+            FindingKind::UserTriggeredFetch => "user-triggered-fetch",
         }
     }
 
@@ -134,12 +139,13 @@ impl serde::Serialize for FindingKind {
 }
 
 /// The kinds of finding's names.
-pub const FINDING_KINDS: [&str; 5] = [
+pub const FINDING_KINDS: [&str; 6] = [
     FindingKind::SpoofedAgent.as_str(),
     FindingKind::NoRobotsFetch.as_str(),
     FindingKind::NoindexUnseen.as_str(),
     FindingKind::RobotsNoindexLine.as_str(),
     FindingKind::UnknownHost.as_str(),
+    FindingKind::UserTriggeredFetch.as_str(),
 ];
 
 #[cfg(test)]

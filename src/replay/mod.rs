@@ -769,7 +769,7 @@ impl<'c> Collector<'c> {
                 url: &target,
                 status,
             },
-            kept.violations_mut(),
+            kept.disallowed_mut(),
         );
         if !judged.judged {
             kept.counts_mut().unjudged += 1;

@@ -1387,3 +1387,51 @@ fn crawlers_whose_operators_document_no_crawl_delay_are_not_held_to_it() {
             .is_some_and(|u| u.starts_with("https://developers.google.com/"))
     );
 }
+
+#[test]
+fn user_triggered_fetches_are_a_finding_not_violations() {
+    let c = ctx(snapshot(
+        "user-triggered",
+        &[(
+            "shop.example/robots.txt",
+            "User-agent: *\nDisallow: /private/\n",
+        )],
+    ));
+    let chatgpt = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot";
+    let o = run(
+        &c,
+        &[
+            line("192.0.2.5", 1, "10:00:05", "/private/b", 200, "-", chatgpt),
+            line("192.0.2.5", 1, "10:00:00", "/private/a", 200, "-", chatgpt),
+            line("192.0.2.5", 1, "10:01:00", "/public", 200, "-", chatgpt),
+            line("192.0.2.6", 1, "10:02:00", "/private/c", 200, "-", AHREFS),
+        ],
+    );
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-01T10:02:00Z".into(),
+            "disallow",
+            "AhrefsBot".into(),
+            "/private/c".into()
+        )]
+    );
+    let f: Vec<&Finding> = o
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::UserTriggeredFetch)
+        .collect();
+    assert_eq!(f.len(), 1, "{:?}", o.findings);
+    assert_eq!(
+        (f[0].host.as_str(), f[0].crawler.as_str(), f[0].url.as_str(), f[0].count),
+        ("shop.example", "ChatGPT-User", "/private/a", 2)
+    );
+    assert!(
+        f[0].detail.starts_with(
+            "2 requests to paths that Disallow: /private/ (line 2 of robots.txt) disallows, from 2026-11-01T10:00:00Z to 2026-11-01T10:00:05Z;"
+        ),
+        "{}",
+        f[0].detail
+    );
+    assert!(f[0].detail.contains("https://platform.openai.com/docs/bots"));
+}
