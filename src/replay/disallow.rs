@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::hosts::Hosts;
 use super::findings::UserTriggered;
+use super::hosts::Hosts;
 use super::violations::Cells;
 use super::{Context, ViolationKind, Violations};
 

@@ -139,7 +139,8 @@ struct UnseenKey {
 }
 
 /// The `noindex-unseen` findings of a host: a URL with `noindex` for a
-/// crawler that robots.txt forbids that crawler to fetch (as of its last
+/// crawler that feeds a search index, which robots.txt forbids that
+/// crawler to fetch (as of its last
 /// request), so that it can never see the `noindex`. One row per URL and
 /// (directive, rule), naming the crawlers (the first [`UNSEEN_NAMES`],
 /// sorted) and counting them: the rows are bounded by the site's pages,
@@ -170,7 +171,10 @@ pub(super) fn unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Findin
     for seen in seen {
         let (identity, crawler) = (seen.name(), seen.activity().crawler());
         let last_time = seen.activity().last().0;
-        if seen.activity().first_verified() == Some(false) {
+        // Only a crawler that feeds a search index (one with an engine in
+        // the catalogue) has a use for `noindex`: GPTBot's or ClaudeBot's
+        // never seeing it is no finding.
+        if seen.activity().first_verified() == Some(false) || crawler.engine().is_none() {
             continue;
         }
         let Some(policy) = snap.policy_at(host, last_time) else {

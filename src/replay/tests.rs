@@ -800,6 +800,9 @@ fn findings_no_robots_fetch_unseen_noindex_noindex_lines_unknown_hosts() {
             format!(
                 "192.0.2.2 - - [01/Nov/2026:10:00:00 +0000] \"GET http://other.example/b HTTP/1.1\" 200 1 \"-\" \"{BROWSER}\""
             ),
+            format!(
+                "66.249.66.1 - - [01/Nov/2026:10:00:00 +0000] \"GET http://shop.example/robots.txt HTTP/1.1\" 200 1 \"-\" \"{GOOGLEBOT}\""
+            ),
         ],
     );
     let found: Vec<(&str, &str, &str, &str, u64)> = o
@@ -823,7 +826,7 @@ fn findings_no_robots_fetch_unseen_noindex_noindex_lines_unknown_hosts() {
             (
                 "noindex-unseen",
                 "shop.example",
-                "AhrefsBot",
+                "Googlebot",
                 "/private/hidden",
                 1
             ),
@@ -837,6 +840,7 @@ fn findings_no_robots_fetch_unseen_noindex_noindex_lines_unknown_hosts() {
             .contains("X-Robots-Tag: noindex cannot be seen")
             && o.findings[2].detail.contains("2: Disallow: /private/")
     );
+    // AhrefsBot feeds no search index: its not seeing noindex is no finding.
     assert_eq!(o.counts.unjudged, 1, "the other.example crawler request");
 }
 
@@ -863,9 +867,26 @@ fn noindex_unseen_is_one_row_per_url_and_rule_whatever_the_user_agents() {
             ),
         ],
     ));
-    // Seven invented bots, each its own identity (`FakeBot0`...), whose
-    // robots token and meta name are `fakebot`; and AhrefsBot, with a group
-    // of its own.
+    // Seven bots of a `--bots` catalogue that feed a search engine's index,
+    // each its own identity (`FakeBot0`...), whose robots token and meta
+    // name are `fakebot`; and AhrefsBot, with a group of its own, made one
+    // too (it feeds no index in the built-in catalogue).
+    let mut bots: String = (0..7)
+        .map(|i| {
+            format!(
+                "[[crawler]]\nname = \"FakeBot{i}\"\ncategory = \"search\"\npattern = 'FakeBot{i}/'\ntokens = [\"FakeBot\"]\nengine = \"google\"\n\n"
+            )
+        })
+        .collect();
+    bots.push_str(
+        "[[crawler]]\nname = \"AhrefsBot\"\ncategory = \"seo\"\npattern = 'AhrefsBot'\ntokens = [\"AhrefsBot\"]\nengine = \"google\"\n",
+    );
+    let c = Context::new(
+        c.snapshot().clone(),
+        Catalogue::from_toml(&bots, "bots.toml").unwrap(),
+        google_ranges(),
+        Settings::default(),
+    );
     let mut lines: Vec<String> = (0..7)
         .map(|i| {
             line(
@@ -1423,7 +1444,12 @@ fn user_triggered_fetches_are_a_finding_not_violations() {
         .collect();
     assert_eq!(f.len(), 1, "{:?}", o.findings);
     assert_eq!(
-        (f[0].host.as_str(), f[0].crawler.as_str(), f[0].url.as_str(), f[0].count),
+        (
+            f[0].host.as_str(),
+            f[0].crawler.as_str(),
+            f[0].url.as_str(),
+            f[0].count
+        ),
         ("shop.example", "ChatGPT-User", "/private/a", 2)
     );
     assert!(
@@ -1433,5 +1459,8 @@ fn user_triggered_fetches_are_a_finding_not_violations() {
         "{}",
         f[0].detail
     );
-    assert!(f[0].detail.contains("https://platform.openai.com/docs/bots"));
+    assert!(
+        f[0].detail
+            .contains("https://platform.openai.com/docs/bots")
+    );
 }
