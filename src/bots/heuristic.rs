@@ -134,7 +134,7 @@ impl Heuristic {
             botword: re(
                 r"bot|crawl|spider|spyder|fetch|scrap|archiv|index|harvest|scan|check|monitor",
             ),
-            url_host: re(r"https?://(?:www\.)?([a-z0-9][a-z0-9.-]*\.[a-z]{2,})"),
+            url_host: re(r"(?:https?://(?:www\.)?|\bwww\.)([a-z0-9][a-z0-9.-]*\.[a-z]{2,})"),
             domain: re(r"^(?:www\.)?[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.[a-z]{2,}$"),
         }
     }

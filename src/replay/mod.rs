@@ -52,7 +52,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::bots::{Catalogue, Crawler, IpRanges, Origin};
+use crate::bots::{Catalogue, Crawler, IpRanges};
 use crate::host::{normalize_host, split_authority};
 use crate::logs::{Request, Sink};
 use crate::shard::Shard;
@@ -655,16 +655,17 @@ impl<'c> Collector<'c> {
     }
 
     /// Is this request of crawler `m` the site's own? Crawlers of the
-    /// `self` category always are; a bot that the catalogue does not
-    /// name is when its User-Agent carries the URL of the very host it
-    /// requests (`WordPress/6.8; https://example.com` calling
-    /// example.com's `wp-cron.php`), `www.` aside.
+    /// `self` category always are; any other bot is when its User-Agent
+    /// carries the URL of the very host it requests (`WordPress/6.8;
+    /// https://example.com` calling example.com's `wp-cron.php`), `www.`
+    /// aside, unless it feeds an engine or has published ranges (a search
+    /// engine crawling its own site is still its crawler).
     fn is_self(&self, m: u32, request: &Request<'_>, h: u32) -> bool {
         let crawler = &self.met[m as usize].crawler;
         if crawler.category() == crate::bots::Category::SelfTraffic {
             return true;
         }
-        if matches!(crawler.origin(), Origin::Curated | Origin::User) {
+        if crawler.engine().is_some() || !crawler.ip_range_files().is_empty() {
             return false;
         }
         let ua = request.user_agent();
