@@ -31,7 +31,7 @@ use std::sync::Arc;
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 
-pub use ranges::{IpRanges, PUBLISHED, RangeError, RangeSet, parse_prefix};
+pub use ranges::{IpRanges, PUBLISHED, RANGES_VALID_FOR, RangeError, RangeSet, parse_prefix};
 
 /// What a crawler is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]

@@ -99,7 +99,17 @@ fn too_broad(addr: IpAddr, len: u8) -> bool {
 pub struct RangeSet {
     v4: Vec<(u32, u32)>,
     v6: Vec<(u128, u128)>,
+    /// When the files were made (UTC nanoseconds, the earliest and the
+    /// latest of those merged): their `creationTime`, else their
+    /// modification time; `None` when not known.
+    created: Option<(i64, i64)>,
 }
+
+/// How far from a range file's creation a request may be for the file to
+/// say who it is not: operators move their crawlers between networks, so
+/// an address outside ranges made long before or after the request
+/// proves nothing.
+pub const RANGES_VALID_FOR: i64 = 30 * crate::time::DAY;
 
 fn merge<T: Copy + Ord + num_like::Succ>(ranges: &mut Vec<(T, T)>) {
     ranges.sort_unstable();
@@ -137,6 +147,28 @@ mod num_like {
 fn contains<T: Copy + Ord>(ranges: &[(T, T)], x: T) -> bool {
     let i = ranges.partition_point(|&(lo, _)| lo <= x);
     i > 0 && x <= ranges[i - 1].1
+}
+
+/// A JSON range file's top-level `creationTime` (Google's layout, also
+/// used by others): RFC 3339, or without a zone as UTC (Google writes
+/// `2026-08-21T23:00:48.000000`).
+fn creation_time(path: &Path, bytes: &[u8]) -> Option<i64> {
+    if !path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        return None;
+    }
+    let value: Value = serde_json::from_slice(bytes).ok()?;
+    let text = value.get("creationTime")?.as_str()?.trim();
+    let ts = text.parse::<jiff::Timestamp>().ok().or_else(|| {
+        text.parse::<jiff::civil::DateTime>()
+            .ok()?
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()
+            .map(|z| z.timestamp())
+    })?;
+    i64::try_from(ts.as_nanosecond()).ok()
 }
 
 /// An IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) is its IPv4 address.
@@ -191,6 +223,10 @@ impl RangeSet {
     pub fn extend(&mut self, other: &RangeSet) {
         self.v4.extend_from_slice(&other.v4);
         self.v6.extend_from_slice(&other.v6);
+        self.created = match (self.created, other.created) {
+            (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+            (a, b) => a.or(b),
+        };
         self.normalize();
     }
 
@@ -210,6 +246,28 @@ impl RangeSet {
     /// Number of disjoint intervals (IPv4, IPv6).
     pub fn intervals(&self) -> (usize, usize) {
         (self.v4.len(), self.v6.len())
+    }
+
+    /// When the file (or the files merged) was made: (earliest, latest),
+    /// UTC nanoseconds.
+    pub fn created(&self) -> Option<(i64, i64)> {
+        self.created
+    }
+
+    /// The set with its creation time set (a file's, UTC nanoseconds).
+    pub fn with_created(mut self, created: i64) -> RangeSet {
+        self.created = Some((created, created));
+        self
+    }
+
+    /// Can an address outside the set be trusted to be no crawler of it at
+    /// `time`? Not when a file was made more than [`RANGES_VALID_FOR`]
+    /// before or after: the claim is then unverified, not an impostor's.
+    pub fn is_current_at(&self, time: i64) -> bool {
+        self.created.is_none_or(|(first, last)| {
+            time >= last.saturating_sub(RANGES_VALID_FOR)
+                && time <= first.saturating_add(RANGES_VALID_FOR)
+        })
     }
 
     /// Reads one range file (JSON in any operator layout, or a plain list).
@@ -237,7 +295,23 @@ impl RangeSet {
                     source,
                 }
             })?;
-        RangeSet::parse_checked(path, &bytes)
+        let (set, warnings) = RangeSet::parse_checked(path, &bytes)?;
+        if set.created.is_some() {
+            return Ok((set, warnings));
+        }
+        // No `creationTime`: the file's modification time.
+        let modified = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| jiff::Timestamp::try_from(t).ok())
+            .and_then(|t| i64::try_from(t.as_nanosecond()).ok());
+        Ok((
+            match modified {
+                Some(t) => set.with_created(t),
+                None => set,
+            },
+            warnings,
+        ))
     }
 
     /// Parses the contents of a range file; `path` (whose extension picks
@@ -274,7 +348,14 @@ impl RangeSet {
         if kept.is_empty() && !skipped {
             return Err(RangeError::Empty { path: path.into() });
         }
-        Ok((RangeSet::from_prefixes(kept), warnings))
+        let set = RangeSet::from_prefixes(kept);
+        Ok((
+            match creation_time(path, bytes) {
+                Some(t) => set.with_created(t),
+                None => set,
+            },
+            warnings,
+        ))
     }
 
     /// Every prefix of a range file, as written.
@@ -424,6 +505,13 @@ impl IpRanges {
     /// The loaded file names.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.files.keys().map(String::as_str)
+    }
+
+    /// Each loaded file with when it was made, if known.
+    pub fn files(&self) -> impl Iterator<Item = (&str, Option<i64>)> {
+        self.files
+            .iter()
+            .map(|(name, set)| (name.as_str(), set.created.map(|c| c.0)))
     }
 
     /// The union of the named files that are loaded, or `None` when none is.
@@ -614,5 +702,48 @@ mod tests {
         assert_eq!(ranges.warnings().len(), 3, "{:?}", ranges.warnings());
         assert!(ranges.warnings()[2].contains("googlebot.txt holds no other prefix"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_says_when_it_was_made_and_for_how_long_it_tells_impostors() {
+        let day = crate::time::DAY;
+        let at = |text: &str| {
+            i64::try_from(text.parse::<jiff::Timestamp>().unwrap().as_nanosecond()).unwrap()
+        };
+        // Google's layout: no zone, read as UTC.
+        let google = RangeSet::parse(
+            Path::new("googlebot.json"),
+            br#"{"creationTime": "2026-08-21T23:00:48.000000", "prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}"#,
+        )
+        .unwrap();
+        let made = at("2026-08-21T23:00:48Z");
+        assert_eq!(google.created(), Some((made, made)));
+        assert!(google.is_current_at(made));
+        assert!(google.is_current_at(made - RANGES_VALID_FOR));
+        assert!(!google.is_current_at(made - RANGES_VALID_FOR - 1));
+        assert!(!google.is_current_at(made + RANGES_VALID_FOR + day));
+        // With a zone; a plain list has none (its file's time is used).
+        let other = RangeSet::parse(
+            Path::new("x.json"),
+            br#"{"creationTime": "2026-10-07T00:00:00Z", "prefixes": ["216.73.216.0/22"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            other.created().map(|c| c.0),
+            Some(at("2026-10-07T00:00:00Z"))
+        );
+        let plain = RangeSet::parse(Path::new("x.txt"), b"66.249.64.0/19\n").unwrap();
+        assert_eq!(plain.created(), None);
+        assert!(
+            plain.is_current_at(0),
+            "a set without a time is always taken"
+        );
+        // Merged: current only where every file is.
+        let mut both = google.clone();
+        both.extend(&other);
+        assert!(both.is_current_at(at("2026-09-10T00:00:00Z")));
+        assert!(!both.is_current_at(at("2026-08-25T00:00:00Z")));
+        assert!(!both.is_current_at(at("2026-07-25T00:00:00Z")));
+        assert!(!both.is_current_at(at("2026-10-30T00:00:00Z")));
     }
 }

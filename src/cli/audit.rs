@@ -245,6 +245,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         Some(dir) => super::load_ranges(dir)?,
         None => IpRanges::default(),
     };
+    let ranges_files: Vec<crawlaudit::report::RangeFile> = ranges
+        .files()
+        .map(|(file, created)| crawlaudit::report::RangeFile {
+            file: file.to_string(),
+            created: created.map(crawlaudit::time::format_time),
+        })
+        .collect();
     let snapshot = Snapshot::load(&snapshot_paths)?;
     if snapshot_paths.is_empty() {
         let _ = writeln!(
@@ -372,6 +379,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         settings: settings_shown,
         seconds: started.elapsed().as_secs_f64(),
         shard: args.shard,
+        ip_ranges: ranges_files,
     };
     let faults: Vec<&str> = files.iter().filter_map(|f| f.fault.as_deref()).collect();
     if files.iter().all(|f| f.fault.is_some() && f.lines == 0) {
@@ -395,6 +403,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     report
         .write(&args.out, formats)
         .with_context(|| format!("the report was not written to {}", args.out.display()))?;
+    for warning in &report.summary.warnings {
+        let _ = writeln!(super::term::stderr(), "crawlaudit: warning: {warning}");
+    }
     // A closed stdout silences the summary, never the state, the exit code
     // or the messages on stderr.
     super::unless_broken_pipe(super::print_summary(&report, &args.out, demo.is_some()))?;

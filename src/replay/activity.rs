@@ -221,8 +221,6 @@ pub(crate) struct Seen<'a> {
 pub(crate) struct Activity {
     /// The crawler of the first request (time, then file order).
     crawler: Arc<Crawler>,
-    /// The first request's verification.
-    first_verified: Option<bool>,
     first: i64,
     /// The last request (time, then file order): time and resolution.
     last: (i64, i64),
@@ -243,7 +241,6 @@ impl Activity {
     pub(crate) fn new(seen: &Seen<'_>, steps: bool) -> Activity {
         Activity {
             crawler: seen.crawler.clone(),
-            first_verified: seen.verified,
             first: seen.time,
             last: (seen.time, seen.resolution),
             requests: 0,
@@ -261,7 +258,6 @@ impl Activity {
         let t = seen.time;
         if t < self.first {
             self.first = t;
-            self.first_verified = seen.verified;
             if !Arc::ptr_eq(&self.crawler, seen.crawler) {
                 self.crawler = seen.crawler.clone();
             }
@@ -288,7 +284,6 @@ impl Activity {
     pub(crate) fn merge(&mut self, later: Activity) {
         if later.first < self.first {
             self.first = later.first;
-            self.first_verified = later.first_verified;
             self.crawler = later.crawler;
         }
         if later.last.0 >= self.last.0 {
@@ -325,11 +320,6 @@ impl Activity {
     /// The crawler of the first request.
     pub(crate) fn crawler(&self) -> &Arc<Crawler> {
         &self.crawler
-    }
-
-    /// The first request's verification.
-    pub(crate) fn first_verified(&self) -> Option<bool> {
-        self.first_verified
     }
 
     /// The first request's time.

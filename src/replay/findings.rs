@@ -14,15 +14,18 @@ use super::judge::Identity;
 use super::{Context, Finding, FindingKind, MAX_UNKNOWN_HOSTS, OTHER_HOSTS, UnknownHosts};
 
 /// The findings of a host's crawler identities (`seen`, in name order):
-/// `spoofed-agent` when the identity's first request came from outside
-/// the crawler's published ranges, `no-robots-fetch` when it never fetched
+/// `spoofed-agent` when a request of the identity came from outside the
+/// crawler's published ranges (current at its time), `no-robots-fetch` when it never fetched
 /// /robots.txt in the window (nor in the previous night's state).
 pub(super) fn of_identities(host: &str, seen: &[Identity]) -> Vec<Finding> {
     let mut findings = Vec::new();
     for s in seen {
         let identity = s.name().to_string();
         let (crawler, requests) = (s.activity().crawler(), s.activity().requests());
-        if s.activity().first_verified() == Some(false) {
+        // Any request from outside ranges current at its time (the
+        // identity's others may be outside ranges too old or too new to
+        // tell, `verified` null).
+        if s.activity().verified() == Some(false) {
             findings.push(Finding {
                 kind: FindingKind::SpoofedAgent,
                 host: host.to_string(),

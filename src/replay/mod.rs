@@ -434,9 +434,12 @@ fn referer_host(referer: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 }
 
 /// The identity violations are charged to: the crawler's name, or
-/// `NAME (unverified)` for an impersonator.
-pub(crate) fn identity_of(crawler: &Crawler, verified: Option<bool>) -> String {
-    if verified == Some(false) {
+/// `NAME (unverified)` for a request from outside its published ranges
+/// (an impersonator, or, where the ranges were made too long before or
+/// after the request to tell, a claim that cannot be verified: never the
+/// real crawler's either way).
+pub(crate) fn identity_of(crawler: &Crawler, outside_ranges: bool) -> String {
+    if outside_ranges {
         format!("{} (unverified)", crawler.name())
     } else {
         crawler.name().to_string()
@@ -677,12 +680,12 @@ impl<'c> Collector<'c> {
 
     /// The identity of crawler `m` (an impersonator when `verified` is
     /// `Some(false)`), numbered by name.
-    fn identity(&mut self, m: u32, verified: Option<bool>) -> u32 {
-        let slot = usize::from(verified == Some(false));
+    fn identity(&mut self, m: u32, outside_ranges: bool) -> u32 {
+        let slot = usize::from(outside_ranges);
         if let Some(id) = self.met[m as usize].identity[slot] {
             return id;
         }
-        let name = identity_of(&self.met[m as usize].crawler, verified);
+        let name = identity_of(&self.met[m as usize].crawler, outside_ranges);
         let id = match self.identity_ids.get(name.as_str()) {
             Some(&id) => id,
             None => {
@@ -721,22 +724,30 @@ impl<'c> Collector<'c> {
         let ctx = self.ctx;
         // Verified against the crawler's published ranges (as
         // `Catalogue::verify`, with the ranges gathered once per chunk).
-        let verified = {
+        let (verified, outside_ranges) = {
             let met = &mut self.met[m as usize];
             if met.crawler.ip_range_files().is_empty() {
-                None
+                (None, false)
             } else {
                 let crawler = &met.crawler;
                 match met
                     .ranges
                     .get_or_insert_with(|| ctx.ranges.union(crawler.ip_range_files()))
                 {
-                    Some(set) => request.client_ip().map(|ip| set.contains(ip)),
-                    None => None,
+                    // Outside ranges made long before or after the request
+                    // is no proof of an impostor: unverified (null), and
+                    // still not charged to the real crawler.
+                    Some(set) => match request.client_ip() {
+                        Some(ip) if set.contains(ip) => (Some(true), false),
+                        Some(_) if set.is_current_at(t) => (Some(false), true),
+                        Some(_) => (None, true),
+                        None => (None, false),
+                    },
+                    None => (None, false),
                 }
             }
         };
-        let id = self.identity(m, verified);
+        let id = self.identity(m, outside_ranges);
         let Collector {
             met,
             hosts,

@@ -174,7 +174,8 @@ pub(super) fn unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Findin
         // Only a crawler that feeds a search index (one with an engine in
         // the catalogue) has a use for `noindex`: GPTBot's or ClaudeBot's
         // never seeing it is no finding.
-        if seen.activity().first_verified() == Some(false) || crawler.engine().is_none() {
+        let outside_ranges = **identity == *super::identity_of(crawler, true);
+        if outside_ranges || crawler.engine().is_none() {
             continue;
         }
         let Some(policy) = snap.policy_at(host, last_time) else {

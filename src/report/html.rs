@@ -67,6 +67,7 @@ th,td{text-align:left;padding:5px 7px;border-bottom:1px solid #eef0f3;vertical-a
 th{background:#f0f2f5;font-weight:600;font-size:12px;text-transform:uppercase;letter-spacing:.03em;color:#4a5261}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 .bad{color:#b42318;font-weight:600}.ok{color:#067647}.muted{color:#8a93a3}
+.warn{background:#fffaeb;border:1px solid #fedf89;border-radius:6px;padding:8px 12px}
 .chart{background:#fff;border:1px solid #e3e6eb;border-radius:8px;padding:8px}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;background:#f0f2f5;padding:1px 4px;border-radius:4px;word-break:break-all}
 ";
@@ -259,6 +260,9 @@ pub fn render(
         esc(&window),
         esc(&s.tool.version)
     );
+    for w in &s.warnings {
+        let _ = write!(h, "<p class=warn><b>Warning:</b> {}</p>", esc(w));
+    }
     let v = &s.violations;
     let cards = [
         ("requests", s.requests.requests),
@@ -313,7 +317,8 @@ pub fn render(
         let name = cell(c, "crawler", i);
         let verified = match cell(c, "verified", i).as_str() {
             "yes" => "<span class=ok>verified</span>".to_string(),
-            "no" => "<span class=bad>impersonator</span>".to_string(),
+            // The tables' word: `NAME (unverified)`, verified false.
+            "no" => "<span class=bad>unverified</span>".to_string(),
             _ => "<span class=muted>unknown</span>".to_string(),
         };
         let _ = write!(

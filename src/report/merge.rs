@@ -74,6 +74,8 @@ struct ShardInfo {
 struct ShardInputs {
     files: Vec<FileReport>,
     snapshots: Vec<String>,
+    #[serde(default)]
+    ip_ranges: Vec<super::RangeFile>,
 }
 
 #[derive(serde::Deserialize)]
@@ -251,7 +253,8 @@ impl Report {
         // one host, so of one shard, and keep that shard's order).
         sort_rows(&mut violations, &mut findings);
         let first = &first.typed;
-        let inputs = super::Inputs::of(&first.inputs.files, &first.inputs.snapshots);
+        let inputs = super::Inputs::of(&first.inputs.files, &first.inputs.snapshots)
+            .with_ip_ranges(first.inputs.ip_ranges.clone());
         let partials = partials.expect("at least one shard");
         contain(|| {
             Report::assemble(Parts {

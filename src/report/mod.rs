@@ -23,7 +23,8 @@ use out_dir::Writeback;
 pub use out_dir::{MARKER, check_out};
 pub use state::{read_state, write_state};
 pub use summary::{
-    Fault, Inputs, RunTime, ShardPart, Summary, Tool, TopCrawler, ViolationTotals, Window,
+    Fault, Inputs, RangeFile, RunTime, ShardPart, Summary, Tool, TopCrawler, ViolationTotals,
+    Window,
 };
 pub use tables::{CRAWLER_COLUMNS, CrawlerRow, FINDING_COLUMNS, VIOLATION_COLUMNS};
 use tables::{
@@ -174,6 +175,34 @@ pub struct RunInfo {
     pub seconds: f64,
     /// The shard this run audited (`--shard K/N`), if any.
     pub shard: Option<Shard>,
+    /// The `--ip-ranges` files loaded, with when each was made.
+    pub ip_ranges: Vec<RangeFile>,
+}
+
+/// A warning for each range file made more than
+/// [`crate::bots::RANGES_VALID_FOR`] before the first crawler request or
+/// after the last (`span`): outside it, a claimed crawler from outside the
+/// file's ranges is unverified, not an impersonator.
+fn range_warnings(files: &[RangeFile], (first, last): (i64, i64)) -> Vec<String> {
+    let valid = crate::bots::RANGES_VALID_FOR;
+    files
+        .iter()
+        .filter_map(|f| {
+            let created = f.created.as_deref()?;
+            let made = i64::try_from(created.parse::<jiff::Timestamp>().ok()?.as_nanosecond()).ok()?;
+            let (from, until) = (made.saturating_sub(valid), made.saturating_add(valid));
+            (first < from || last > until).then(|| {
+                format!(
+                    "IP range file {} was made {created}, but the log's crawler requests run from {} to {}: it tells impersonators only from {} to {} (30 days either side); a claimed crawler from outside its ranges at other times is reported unverified (verified null), not as an impersonator",
+                    f.file,
+                    format_time(first),
+                    format_time(last),
+                    format_time(from),
+                    format_time(until)
+                )
+            })
+        })
+        .collect()
 }
 
 /// What a report is made of: one run's outcome, or shards' reports read
@@ -228,7 +257,7 @@ impl Report {
                 .entry(r.crawler.clone())
                 .or_insert_with(|| r.category.to_string());
         }
-        let inputs = Inputs::of(&run.inputs, &run.snapshots);
+        let inputs = Inputs::of(&run.inputs, &run.snapshots).with_ip_ranges(run.ip_ranges.clone());
         Report::assemble(Parts {
             violations,
             findings: &outcome.findings,
@@ -260,13 +289,17 @@ impl Report {
         }
         let first = crawlers.column("first_seen")?.cast(&DataType::Int64)?;
         let last = crawlers.column("last_seen")?.cast(&DataType::Int64)?;
-        let window = match (first.i64()?.min(), last.i64()?.max()) {
-            (Some(a), Some(b)) => Some(Window {
-                first: format_time(a),
-                last: format_time(b),
-            }),
+        let span = match (first.i64()?.min(), last.i64()?.max()) {
+            (Some(a), Some(b)) => Some((a, b)),
             _ => None,
         };
+        let window = span.map(|(a, b)| Window {
+            first: format_time(a),
+            last: format_time(b),
+        });
+        let warnings = span.map_or_else(Vec::new, |span| {
+            range_warnings(&parts.inputs.ip_ranges, span)
+        });
         let top_crawlers = crawler_rows(&crawlers)?
             .iter()
             .take(10)
@@ -283,6 +316,7 @@ impl Report {
             },
             inputs: parts.inputs,
             window,
+            warnings,
             requests: parts.counts.clone(),
             violations: totals,
             findings: finding_totals,

@@ -36,6 +36,10 @@ pub struct Summary {
     /// The run's time (the one value two runs over the same input differ
     /// in).
     pub run: RunTime,
+    /// What the reader should know to trust the numbers: range files made
+    /// too long before or after the log to tell impersonators.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// The shard this report is (`--shard K/N`), with what `merge` needs
     /// that the tables do not hold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,6 +72,19 @@ pub struct Inputs {
     pub faults: Vec<Fault>,
     /// The snapshots' paths.
     pub snapshots: Vec<String>,
+    /// The `--ip-ranges` files loaded, with when each was made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ip_ranges: Vec<RangeFile>,
+}
+
+/// An `--ip-ranges` file as `summary.json` lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RangeFile {
+    /// Its name (`googlebot.json`).
+    pub file: String,
+    /// When it was made (its `creationTime`, else its modification time),
+    /// RFC 3339; `null` when not known.
+    pub created: Option<String>,
 }
 
 impl Inputs {
@@ -90,7 +107,14 @@ impl Inputs {
                 })
                 .collect(),
             snapshots: snapshots.to_vec(),
+            ip_ranges: Vec::new(),
         }
+    }
+
+    /// The same inputs with the `--ip-ranges` files listed.
+    pub fn with_ip_ranges(mut self, ip_ranges: Vec<RangeFile>) -> Inputs {
+        self.ip_ranges = ip_ranges;
+        self
     }
 }
 
@@ -214,6 +238,7 @@ mod tests {
             },
             inputs: Inputs::of(&[], &["snap".into()]),
             window: None,
+            warnings: Vec::new(),
             requests: Counts::default(),
             violations: ViolationTotals::default(),
             findings: BTreeMap::new(),

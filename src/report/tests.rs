@@ -554,7 +554,7 @@ fn html_is_self_contained_and_complete() {
     let zork = html.find("<tr><td>Zorkbot</td>").unwrap();
     assert!(ahrefs < zork);
     assert!(html.contains(
-        "<td>Googlebot (unverified)</td><td>seo</td><td><span class=bad>impersonator</span>"
+        "<td>Googlebot (unverified)</td><td>seo</td><td><span class=bad>unverified</span>"
     ));
     assert!(
         html.contains("<svg viewBox")
@@ -673,4 +673,47 @@ fn a_request_that_broke_two_rules_counts_once_in_the_rate() {
     // 1 noindex).
     assert_eq!(rate("AhrefsBot"), 0.5);
     assert_eq!(rate("Googlebot (unverified)"), 1.0);
+}
+
+#[test]
+fn range_files_made_far_from_the_log_are_a_warning() {
+    let run = |created: &str| {
+        let info = RunInfo {
+            ip_ranges: vec![
+                RangeFile {
+                    file: "googlebot.json".into(),
+                    created: Some(created.into()),
+                },
+                RangeFile {
+                    file: "old.txt".into(),
+                    created: None,
+                },
+            ],
+            ..RunInfo::default()
+        };
+        Report::build(&outcome(), &info).unwrap().summary
+    };
+    // The outcome's crawler requests run from 2026-11-01T09:59:00Z to
+    // 12:00:00Z.
+    assert!(run("2026-11-20T00:00:00Z").warnings.is_empty());
+    assert!(run("2026-10-02T12:00:00Z").warnings.is_empty());
+    let late = run("2026-12-02T00:00:00Z");
+    assert_eq!(late.warnings.len(), 1, "{:?}", late.warnings);
+    assert!(
+        late.warnings[0].starts_with("IP range file googlebot.json was made 2026-12-02T00:00:00Z, but the log's crawler requests run from 2026-11-01T09:59:00Z to 2026-11-01T12:00:00Z: it tells impersonators only from 2026-11-02T00:00:00Z to 2027-01-01T00:00:00Z"),
+        "{}",
+        late.warnings[0]
+    );
+    assert_eq!(run("2026-09-01T00:00:00Z").warnings.len(), 1);
+    assert!(late.inputs.ip_ranges.len() == 2);
+    let html = Report::build(
+        &outcome(),
+        &RunInfo {
+            ip_ranges: late.inputs.ip_ranges.clone(),
+            ..RunInfo::default()
+        },
+    )
+    .unwrap()
+    .html;
+    assert!(html.contains("<p class=warn><b>Warning:</b> IP range file googlebot.json"));
 }
