@@ -75,8 +75,40 @@ fn full_user_agent_and_html_file() {
         "{text}"
     );
     assert!(
-        text.contains("void rules (invalid value, no effect):\n  X-Robots-Tag: max-snippet: x"),
+        text.contains("ignored (no effect for this crawler):\n  X-Robots-Tag: max-snippet: x (X-Robots-Tag line 1): bad number `x` (-1 or more): the rule is void"),
         "{text}"
+    );
+    // What Googlebot does not obey is listed with the reason, never as a
+    // rule (an unknown word, a prefix with a version, a date that is none).
+    let (_, json, _) = rules(&[
+        "--agent",
+        "Googlebot",
+        "--header",
+        "noindex nofollow, max-snippet: -1",
+        "--header",
+        "googlebot/2.1: noindex",
+        "--header",
+        "unavailable_after: 32 Foo 2025, 10:00",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["max-snippet"], -1);
+    assert_eq!(v.as_object().unwrap().len(), 2, "{v}");
+    let reasons: Vec<&str> = v["ignored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons.len(), 3, "{v}");
+    assert!(
+        reasons[0]
+            .starts_with("unknown directive `noindex nofollow`: rules are separated by commas")
+    );
+    assert!(reasons[1].starts_with("unknown crawler prefix `googlebot/2.1`"));
+    assert_eq!(
+        reasons[2],
+        "bad date `32 Foo 2025, 10:00`: the rule is void"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

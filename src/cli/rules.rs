@@ -13,10 +13,12 @@ use crawlaudit::indexing::{Origin, PageRules, Source};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Explains the effective indexing rules one crawler takes from one response:
-each rule with the X-Robots-Tag line or meta tag it came from, rules whose
-value is invalid (void), and rules addressed to other crawlers.
+each rule with the X-Robots-Tag line or meta tag it came from, the rules it
+does not obey with the reason (an unknown directive, an invalid value, a
+crawler prefix with a version), and rules addressed to other crawlers.
 
-With --json, prints exactly one JSON object of the effective rules: rule name
+With --json, prints exactly one JSON object of the effective rules (and, under
+`ignored`, the rules this crawler does not obey, each with the reason): rule name
 to value (true for plain rules, numbers for max-snippet/max-video-preview, the
 setting for max-image-preview, an RFC 3339 UTC time for unavailable_after);
 rules without effect are left out ({} for none).")]
@@ -113,9 +115,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let effective = page.effective(&name_refs);
+    let ignored = page.ignored(&name_refs);
     let mut out = super::term::Escaped(BufWriter::new(io::stdout().lock()));
     if args.json {
-        writeln!(out, "{}", effective.to_json())?;
+        let mut json = effective.to_json();
+        if !ignored.is_empty() {
+            json["ignored"] = ignored_json(&ignored);
+        }
+        writeln!(out, "{json}")?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -151,17 +158,26 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             )?;
         }
     }
-    let void: Vec<&Source> = page.invalid().collect();
-    if !void.is_empty() {
-        writeln!(out, "void rules (invalid value, no effect):")?;
-        for s in void {
-            writeln!(out, "  {s} ({})", origin_text(s))?;
+    if !ignored.is_empty() {
+        writeln!(out, "ignored (no effect for this crawler):")?;
+        for i in &ignored {
+            writeln!(
+                out,
+                "  {} ({}): {}",
+                i.source,
+                origin_text(i.source),
+                i.reason
+            )?;
         }
     }
     let others: Vec<&Source> = page
         .sources()
         .iter()
-        .filter(|s| s.scope().is_some_and(|sc| !names.iter().any(|n| n == sc)))
+        .filter(|s| {
+            s.scope().is_some_and(|sc| {
+                !names.iter().any(|n| n == sc) && !crawlaudit::indexing::is_unknown_prefix(sc)
+            })
+        })
         .collect();
     if !others.is_empty() {
         writeln!(out, "addressed to other crawlers (ignored):")?;
@@ -171,6 +187,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `ignored` list of `--json`: each rule as found, and why it has no
+/// effect.
+pub(super) fn ignored_json(ignored: &[crawlaudit::indexing::Ignored<'_>]) -> serde_json::Value {
+    serde_json::Value::Array(
+        ignored
+            .iter()
+            .map(|i| serde_json::json!({"rule": i.source.to_string(), "reason": i.reason}))
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -139,6 +139,7 @@ fn explain(snapshot: &Snapshot, crawler: &Crawler, host: &str, path: &str, at: i
             let mut names: Vec<&str> = crawler.meta_names().iter().map(String::as_str).collect();
             names.retain(|n| *n != "robots");
             let eff = p.rules().effective(&names);
+            let ignored = p.rules().ignored(&names);
             let provenance: serde_json::Map<String, Value> = eff
                 .rules()
                 .iter()
@@ -153,6 +154,9 @@ fn explain(snapshot: &Snapshot, crawler: &Crawler, host: &str, path: &str, at: i
             });
             if disallowed && eff.noindex() {
                 obj["noindex_unseen"] = json!(true);
+            }
+            if !ignored.is_empty() {
+                obj["ignored"] = super::rules::ignored_json(&ignored);
             }
             obj
         }

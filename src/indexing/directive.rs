@@ -93,6 +93,11 @@ fn is_value_rule(name: &str) -> bool {
     )
 }
 
+/// Is `name` a rule this evaluator knows (plain or taking a value)?
+pub(crate) fn is_known_rule(name: &str) -> bool {
+    plain_rule(name).is_some() || is_value_rule(name)
+}
+
 fn plain_rule(name: &str) -> Option<Directive> {
     Some(match name {
         "all" => Directive::All,
@@ -217,10 +222,28 @@ pub struct ScopedRule {
 
 /// Could `name` be a crawler name used as a prefix (`googlebot:`)?
 fn is_crawler_name(name: &str) -> bool {
-    !name.is_empty()
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// `name/1.2`: a crawler name with a version, which no crawler answers to.
+fn is_versioned_crawler_name(name: &str) -> bool {
+    match name.split_once('/') {
+        Some((n, v)) => {
+            is_crawler_name(n)
+                && !v.is_empty()
+                && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.')
+        }
+        None => false,
+    }
+}
+
+/// Is `scope` a crawler prefix that no crawler can answer to (one with a
+/// version, `googlebot/2.1`)?
+pub fn is_unknown_prefix(scope: &str) -> bool {
+    scope.contains('/')
 }
 
 /// Parses a rule list (one `X-Robots-Tag` header line, or one meta tag's
@@ -262,6 +285,17 @@ pub fn parse_rule_list(value: &str, scope: Option<&str>) -> Vec<ScopedRule> {
                         text = format!("{text},{rest}");
                     }
                 }
+                // A date written with more commas (`3 Dec 2025, 13:09`):
+                // a piece that starts with a digit is no rule and no
+                // crawler name, so it continues the date.
+                if name.starts_with("unavailable") {
+                    while let Some(rest) =
+                        pieces.next_if(|p| p.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+                    {
+                        v = format!("{v},{rest}");
+                        text = format!("{text},{rest}");
+                    }
+                }
                 out.push(ScopedRule {
                     scope: scope.clone(),
                     rule: Directive::parse(&name, Some(&v)),
@@ -269,6 +303,14 @@ pub fn parse_rule_list(value: &str, scope: Option<&str>) -> Vec<ScopedRule> {
                 });
             }
             Some(rest) if plain_rule(&name).is_none() && is_crawler_name(&name) => {
+                scope = Some(name);
+                if !rest.is_empty() {
+                    pending = Some(rest.to_string());
+                }
+            }
+            // `googlebot/2.1: noindex`: a prefix with a version names no
+            // crawler (a prefix is a name); its rules apply to none.
+            Some(rest) if is_versioned_crawler_name(&name) => {
                 scope = Some(name);
                 if !rest.is_empty() {
                     pending = Some(rest.to_string());

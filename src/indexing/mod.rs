@@ -37,7 +37,9 @@ use jiff::Timestamp;
 use serde_json::{Map, Value};
 
 pub use date::parse_date;
-pub use directive::{Directive, ImagePreview, InvalidRule, ScopedRule, parse_rule_list};
+pub use directive::{
+    Directive, ImagePreview, InvalidRule, ScopedRule, is_unknown_prefix, parse_rule_list,
+};
 pub use html::{MetaTag, meta_tags};
 
 /// Where a rule was written.
@@ -179,6 +181,54 @@ impl PageRules {
         self.sources.iter().filter(|s| s.rule.rule.is_err())
     }
 
+    /// What the crawler known by `names` does not obey among the rules
+    /// that address it (or that address no crawler by a malformed
+    /// prefix), each with the reason: an unknown directive, a value that
+    /// is not valid (a bad date or number), a crawler prefix with a
+    /// version. Rules addressed to other crawlers by name are not listed.
+    pub fn ignored(&self, names: &[&str]) -> Vec<Ignored<'_>> {
+        let names: Vec<String> = names
+            .iter()
+            .map(|n| n.trim().to_ascii_lowercase())
+            .collect();
+        let mut out = Vec::new();
+        for source in &self.sources {
+            let reason = match (&source.rule.scope, &source.rule.rule) {
+                (Some(scope), _) if is_unknown_prefix(scope) => format!(
+                    "unknown crawler prefix `{scope}`: a prefix names a crawler without a version, so these rules address no one"
+                ),
+                (Some(scope), _) if !names.iter().any(|n| n == scope) => continue,
+                (_, Err(invalid)) => match invalid.name.as_str() {
+                    "unavailable_after" | "unavailable-after" => {
+                        format!("bad date `{}`: the rule is void", invalid.value)
+                    }
+                    "max-image-preview" => format!(
+                        "bad setting `{}` (none, standard or large): the rule is void",
+                        invalid.value
+                    ),
+                    _ => format!(
+                        "bad number `{}` (-1 or more): the rule is void",
+                        invalid.value
+                    ),
+                },
+                (_, Ok(Directive::Unknown { name, .. })) => {
+                    let words: Vec<&str> = name.split_ascii_whitespace().collect();
+                    if words.len() > 1 && words.iter().all(|w| directive::is_known_rule(w)) {
+                        format!(
+                            "unknown directive `{name}`: rules are separated by commas (Google's and Bing's documentation); `{}` would be read",
+                            words.join(", ")
+                        )
+                    } else {
+                        format!("unknown directive `{name}`")
+                    }
+                }
+                _ => continue,
+            };
+            out.push(Ignored { source, reason });
+        }
+        out
+    }
+
     /// The effective rules for a crawler known by `names` (its robots meta
     /// names, compared without case: `["googlebot"]`, `["bingbot", "msnbot"]`):
     /// the rules addressed to all crawlers plus those addressed to one of
@@ -202,6 +252,15 @@ impl PageRules {
         eff.finish();
         eff
     }
+}
+
+/// A rule a crawler does not obey, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ignored<'p> {
+    /// The rule as found.
+    pub source: &'p Source,
+    /// Why it has no effect.
+    pub reason: String,
 }
 
 /// The value of an effective rule.
@@ -298,8 +357,10 @@ impl<'p> Effective<'p> {
     }
 
     fn merge(&mut self, rule: &Directive, source: &'p Source) {
+        // `-1` is no limit: any other limit is smaller.
+        let limit = |n: i64| if n < 0 { i64::MAX } else { n };
         let smaller = |a: &RuleValue, b: &RuleValue| match (a, b) {
-            (RuleValue::Number(a), RuleValue::Number(b)) => a < b,
+            (RuleValue::Number(a), RuleValue::Number(b)) => limit(*a) < limit(*b),
             (RuleValue::Preview(a), RuleValue::Preview(b)) => a < b,
             (RuleValue::Time(a), RuleValue::Time(b)) => a < b,
             _ => false,
@@ -311,7 +372,6 @@ impl<'p> Effective<'p> {
                 self.set_flag("nofollow", source);
             }
             Directive::MaxSnippet(0) => self.set_flag("nosnippet", source),
-            Directive::MaxSnippet(-1) | Directive::MaxVideoPreview(-1) => {}
             Directive::MaxSnippet(n) => {
                 self.keep("max-snippet", RuleValue::Number(*n), source, smaller)
             }
@@ -324,10 +384,9 @@ impl<'p> Effective<'p> {
             Directive::UnavailableAfter(t) => {
                 self.keep("unavailable_after", RuleValue::Time(*t), source, smaller)
             }
-            Directive::Unknown { name, value } => {
-                let value = value.clone().map_or(RuleValue::Flag, RuleValue::Text);
-                self.keep(name, value, source, |_, _| false);
-            }
+            // No crawler obeys a rule it does not know: see
+            // `PageRules::ignored`.
+            Directive::Unknown { .. } => {}
             flag => self.set_flag(&flag.to_string(), source),
         }
     }

@@ -107,7 +107,8 @@ fn mdn_directives() {
             r#"{"max-image-preview":"large"}"#,
         ),
         ("max-video-preview: 0", r#"{"max-video-preview":0}"#),
-        ("max-video-preview: -1", "{}"),
+        // An explicit "no limit" is kept.
+        ("max-video-preview: -1", r#"{"max-video-preview":-1}"#),
         ("max-video-preview: 15", r#"{"max-video-preview":15}"#),
         ("notranslate", r#"{"notranslate":true}"#),
         ("noimageindex", r#"{"noimageindex":true}"#),
@@ -280,11 +281,9 @@ fn wikipedia_examples() {
     );
     assert_eq!(eval(&[], html, GOOGLE), r#"{"noindex":true}"#);
     assert_eq!(eval(&[], html, &["slurp"]), r#"{"noydir":true}"#);
-    // "archive" and the article's "noopd" are not rules any engine knows: kept as unknown.
-    assert_eq!(
-        eval(&["archive, noopd"], "", GOOGLE),
-        r#"{"archive":true,"noopd":true}"#
-    );
+    // "archive" and the article's "noopd" are not rules any engine knows:
+    // no crawler obeys them (`PageRules::ignored` lists them).
+    assert_eq!(eval(&["archive, noopd"], "", GOOGLE), "{}");
 }
 
 /// (headers, html, crawler names, expected JSON)
@@ -388,7 +387,7 @@ const TRICKY: &[Case] = &[
         GOOGLE,
         r#"{"max-snippet":10}"#,
     ),
-    (&["max-snippet: -1"], "", GOOGLE, "{}"),
+    (&["max-snippet: -1"], "", GOOGLE, r#"{"max-snippet":-1}"#),
     (&["max-snippet: 0"], "", GOOGLE, r#"{"nosnippet":true}"#),
     (&["max-snippet: +5"], "", GOOGLE, r#"{"max-snippet":5}"#),
     (&["max-snippet: 5.5"], "", GOOGLE, "{}"),
@@ -539,13 +538,9 @@ const TRICKY: &[Case] = &[
     (&["index, follow, all"], "", GOOGLE, "{}"),
     (&["index", "noindex"], "", GOOGLE, r#"{"noindex":true}"#),
     (&["noindex", "index"], "", GOOGLE, r#"{"noindex":true}"#),
-    (&["foo-rule"], "", GOOGLE, r#"{"foo-rule":true}"#),
-    (
-        &["some rule: with value"],
-        "",
-        GOOGLE,
-        r#"{"some rule":"with value"}"#,
-    ),
+    // An unknown rule: no crawler obeys it.
+    (&["foo-rule"], "", GOOGLE, "{}"),
+    (&["some rule: with value"], "", GOOGLE, "{}"),
     (&[""], "", GOOGLE, "{}"),
     // Headers vs meta.
     (
