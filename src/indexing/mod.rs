@@ -215,7 +215,7 @@ impl PageRules {
                     let words: Vec<&str> = name.split_ascii_whitespace().collect();
                     if words.len() > 1 && words.iter().all(|w| directive::is_known_rule(w)) {
                         format!(
-                            "unknown directive `{name}`: rules are separated by commas (Google's and Bing's documentation); `{}` would be read",
+                            "unknown directive `{name}`: rules are separated by commas (Google's documentation, MDN); `{}` would be read",
                             words.join(", ")
                         )
                     } else {
