@@ -206,3 +206,63 @@ fn a_failed_run_leaves_the_previous_report() {
     assert_eq!(std::fs::read(out.join("violations.csv")).unwrap(), before);
     assert_eq!(common::hidden_entries(&dir), Vec::<String>::new());
 }
+
+/// Uptime monitors are configured by the site itself: their violations
+/// stay in the tables but are left out of the totals and `--fail-on`
+/// unless `--include monitor`.
+#[test]
+fn monitors_count_only_when_included() {
+    let dir = temp("monitors");
+    let snap = common::shop_snapshot(&dir, b"User-agent: *\nDisallow: /private/\n");
+    let log = dir.join("a.log");
+    std::fs::write(
+        &log,
+        "shop.example:443 192.0.2.1 - - [01/Nov/2026:10:00:00 +0000] \"GET /private/health HTTP/1.1\" 200 1 \"-\" \"Uptime-Kuma/1.23.0\"\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str], out: &str| {
+        let out = dir.join(out);
+        let mut args = vec![
+            log.to_str().unwrap(),
+            "--snapshot",
+            snap.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--fail-on",
+            "disallow",
+        ];
+        args.extend_from_slice(extra);
+        let o = audit(&args);
+        (o, common::summary_without_run(&out), out)
+    };
+    let (o, s, out) = run(&[], "r1");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(s["violations"]["disallow"], 0);
+    assert_eq!(s["not_counted"]["monitor"], 1);
+    assert_eq!(s["top_crawlers"], serde_json::json!([]));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("not counted above: 1 violations of monitor crawlers"),
+        "{stdout}"
+    );
+    let csv = std::fs::read_to_string(out.join("violations.csv")).unwrap();
+    assert!(
+        csv.contains(",Uptime-Kuma,"),
+        "the row stays in the table: {csv}"
+    );
+    let (o, s, _) = run(&["--include", "monitor"], "r2");
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(s["violations"]["disallow"], 1);
+    assert!(s.get("not_counted").is_none());
+    let bad = audit(&["--include", "monitors"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("--include: unknown crawler category \"monitors\"")
+    );
+}

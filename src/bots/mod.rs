@@ -73,6 +73,33 @@ pub enum Category {
 }
 
 impl Category {
+    /// Categories the site configures itself (uptime monitors): their
+    /// violations are left out of the headline totals and `--fail-on`
+    /// unless `--include` names them.
+    pub const LEFT_OUT_BY_DEFAULT: [Category; 1] = [Category::Monitor];
+
+    /// The category a catalogue or `--include` names (`monitor`).
+    pub fn from_name(name: &str) -> Option<Category> {
+        const ALL: [Category; 15] = [
+            Category::Search,
+            Category::AiCrawler,
+            Category::AiAssistant,
+            Category::Seo,
+            Category::Social,
+            Category::Monitor,
+            Category::Scanner,
+            Category::Library,
+            Category::Feed,
+            Category::Archiver,
+            Category::Advertising,
+            Category::Academic,
+            Category::Automation,
+            Category::Other,
+            Category::SelfTraffic,
+        ];
+        ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
     /// The category as written in the catalogue (`ai-crawler`).
     pub fn as_str(self) -> &'static str {
         match self {

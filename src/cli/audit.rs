@@ -84,6 +84,11 @@ pub struct Args {
     /// crawl-delay, noindex, unavailable-after, or any.
     #[arg(long, value_name = "VIOLATION_KINDS")]
     fail_on: Option<String>,
+    /// Count these crawler categories' violations in the totals and
+    /// `--fail-on` too: `monitor` (uptime monitors, which the site
+    /// configures itself, are left out by default; they stay in the tables).
+    #[arg(long, value_name = "CATEGORIES")]
+    include: Option<String>,
     /// An unreadable file or broken compressed stream is reported but does not
     /// make the exit code 2.
     #[arg(long)]
@@ -199,6 +204,27 @@ fn parse_fail_on(list: &str) -> anyhow::Result<Vec<ViolationKind>> {
     Ok(kinds)
 }
 
+/// The `--include` categories: names of crawler categories.
+fn parse_include(list: &str) -> anyhow::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match crawlaudit::bots::Category::from_name(name) {
+            Some(c) => names.push(c.as_str().to_string()),
+            None => bail!(
+                "--include: unknown crawler category {name:?} (left out by default: {})",
+                crawlaudit::bots::Category::LEFT_OUT_BY_DEFAULT
+                    .iter()
+                    .map(|c| c.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
 /// Runs `audit`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
@@ -207,6 +233,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .fail_on
         .as_deref()
         .map(parse_fail_on)
+        .transpose()?
+        .unwrap_or_default();
+    let include = args
+        .include
+        .as_deref()
+        .map(parse_include)
         .transpose()?
         .unwrap_or_default();
     let demo = if args.logs.is_empty() && args.snapshot.is_empty() {
@@ -357,6 +389,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         json!(whole_seconds(args.index_grace)),
     );
     settings_shown.insert("site".to_string(), json!(ctx.default_host()));
+    settings_shown.insert("include".to_string(), json!(include));
     settings_shown.insert("since".to_string(), json!(args.since.map(format_time)));
     settings_shown.insert("until".to_string(), json!(args.until.map(format_time)));
     settings_shown.insert("demo".to_string(), json!(demo.is_some()));
@@ -393,10 +426,18 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             args.out.display()
         );
     }
+    // As the headline counts: monitors' rows only with `--include monitor`.
+    let left_out = crawlaudit::report::left_out_categories(&run_info.settings);
+    let left_out_identities: std::collections::HashSet<&str> = outcome
+        .activity
+        .iter()
+        .filter(|a| left_out.contains(&a.category))
+        .map(|a| a.crawler.as_str())
+        .collect();
     let matched = outcome
         .violations
         .iter()
-        .filter(|v| fail_on.contains(&v.kind()))
+        .filter(|v| fail_on.contains(&v.kind()) && !left_out_identities.contains(v.crawler()))
         .count();
     // The rows are freed as their table is built.
     let report = Report::build_taking_rows(&mut outcome, &run_info)?;

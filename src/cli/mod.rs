@@ -143,6 +143,12 @@ pub(crate) fn print_summary(report: &Report, out: &Path, demo: bool) -> anyhow::
         .map(|k| format!("{} {k}", s.violations.get(*k)))
         .collect();
     writeln!(o, "violations: {}", totals.join(", "))?;
+    for (category, n) in &s.not_counted {
+        writeln!(
+            o,
+            "not counted above: {n} violations of {category} crawlers, which the site configures itself (--include {category} counts them; they are in the tables)"
+        )?;
+    }
     let findings = report.finding_rows_by_kind()?;
     if !findings.is_empty() {
         let shown: Vec<String> = findings.iter().map(|(k, n)| format!("{n} {k}")).collect();

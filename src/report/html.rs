@@ -263,6 +263,14 @@ pub fn render(
     for w in &s.warnings {
         let _ = write!(h, "<p class=warn><b>Warning:</b> {}</p>", esc(w));
     }
+    for (category, n) in &s.not_counted {
+        let _ = write!(
+            h,
+            "<p class=sub>Not counted below: {n} violations of {} crawlers, which the site configures itself (<code>--include {}</code> counts them; they are in the tables).</p>",
+            esc(category),
+            esc(category)
+        );
+    }
     let v = &s.violations;
     let cards = [
         ("requests", s.requests.requests),

@@ -179,6 +179,22 @@ pub struct RunInfo {
     pub ip_ranges: Vec<RangeFile>,
 }
 
+/// The categories whose violations the headline leaves out: those left
+/// out by default ([`crate::bots::Category::LEFT_OUT_BY_DEFAULT`]) that the
+/// run's `include` setting does not name.
+pub fn left_out_categories(settings: &BTreeMap<String, Value>) -> Vec<&'static str> {
+    let included: Vec<&str> = settings
+        .get("include")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    crate::bots::Category::LEFT_OUT_BY_DEFAULT
+        .iter()
+        .map(|c| c.as_str())
+        .filter(|c| !included.contains(c))
+        .collect()
+}
+
 /// A warning for each range file made more than
 /// [`crate::bots::RANGES_VALID_FOR`] before the first crawler request or
 /// after the last (`span`): outside it, a claimed crawler from outside the
@@ -276,9 +292,24 @@ impl Report {
         let violations = parts.violations;
         let findings = findings_frame(parts.findings)?;
         let crawlers = crawlers_frame(parts.partials, &violations)?;
+        // Monitors' violations (the site's own configuration) are left out
+        // of the headline unless `--include` named their category.
+        let left_out = left_out_categories(parts.settings);
+        let is_left_out = |crawler: &str| {
+            parts
+                .categories
+                .get(crawler)
+                .is_some_and(|c| left_out.contains(&c.as_str()))
+        };
         let mut totals = ViolationTotals::default();
+        let mut not_counted: BTreeMap<String, u64> = BTreeMap::new();
         for v in violations.iter() {
-            totals.add(v.kind());
+            if is_left_out(v.crawler()) {
+                let category = &parts.categories[v.crawler()];
+                *not_counted.entry(category.clone()).or_default() += 1;
+            } else {
+                totals.add(v.kind());
+            }
         }
         let mut finding_totals: BTreeMap<String, u64> = BTreeMap::new();
         for f in parts.findings {
@@ -302,6 +333,7 @@ impl Report {
         });
         let top_crawlers = crawler_rows(&crawlers)?
             .iter()
+            .filter(|r| !is_left_out(&r.crawler))
             .take(10)
             .map(|r| TopCrawler {
                 crawler: r.crawler.clone(),
@@ -317,6 +349,7 @@ impl Report {
             inputs: parts.inputs,
             window,
             warnings,
+            not_counted,
             requests: parts.counts.clone(),
             violations: totals,
             findings: finding_totals,

@@ -36,6 +36,11 @@ pub struct Summary {
     /// The run's time (the one value two runs over the same input differ
     /// in).
     pub run: RunTime,
+    /// Violations (rows) left out of `violations` and `top_crawlers`, by
+    /// crawler category: monitors, which the site configures itself,
+    /// unless `--include monitor`. They are still in the tables.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_counted: BTreeMap<String, u64>,
     /// What the reader should know to trust the numbers: range files made
     /// too long before or after the log to tell impersonators.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -239,6 +244,7 @@ mod tests {
             inputs: Inputs::of(&[], &["snap".into()]),
             window: None,
             warnings: Vec::new(),
+            not_counted: BTreeMap::new(),
             requests: Counts::default(),
             violations: ViolationTotals::default(),
             findings: BTreeMap::new(),
