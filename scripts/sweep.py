@@ -9,6 +9,7 @@ fault; prints per-log totals and the bad-line rates by reason.
 """
 import argparse
 import collections
+import csv
 import json
 import os
 import pathlib
@@ -80,6 +81,7 @@ def sweep_logs(data: pathlib.Path, tmp: pathlib.Path):
     problems = []
     totals = collections.Counter()
     reasons = collections.Counter()
+    crawlers = {}
     logs = sorted(p for p in (data / "logs").rglob("*") if p.is_file() and not p.name.endswith(".md"))
     print(f"{'log':<52} {'format':<15} {'lines':>8} {'bad':>6} {'bad%':>6} {'crawler':>8} {'viol.':>6} exit  s")
     for log in logs:
@@ -111,6 +113,11 @@ def sweep_logs(data: pathlib.Path, tmp: pathlib.Path):
             totals["violations"] += viol
             for r, n in f["bad_by_reason"].items():
                 reasons[r] += n
+            with open(out / "crawlers.csv", newline="") as table:
+                for row in csv.DictReader(table):
+                    viol = sum(int(row[k]) for k in ("disallow", "crawl_delay", "noindex", "unavailable_after"))
+                    r, v = crawlers.get(row["crawler"], (0, 0))
+                    crawlers[row["crawler"]] = (r + int(row["requests"]), v + viol)
             pct = 100.0 * bad / lines if lines else 0.0
             print(f"{name:<52} {f['format'][:15]:<15} {lines:>8} {bad:>6} {pct:>5.1f}% {s['requests']['crawler']:>8} {viol:>6} {run.returncode:>4} {secs:4.1f}")
             if fmt:
@@ -124,7 +131,18 @@ def sweep_logs(data: pathlib.Path, tmp: pathlib.Path):
             print(f"{name:<52} {'-':<15} {'':>8} {'':>6} {'':>6} {'':>8} {'':>6} {run.returncode:>4} {secs:4.1f}")
             print(f"{'':<4}{err.splitlines()[0][:160] if err else ''}")
     print("log totals:", dict(totals), "bad by reason:", dict(reasons))
+    print_crawlers(crawlers)
     return problems
+
+
+def print_crawlers(crawlers):
+    """The crawler list over all logs, as a site owner reads it: each name
+    the report gave, its requests and violations (monitors' included)."""
+    print(f"\ncrawlers over all logs: {len(crawlers)} names (requests, violations), most requests first")
+    rows = sorted(crawlers.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    for i in range(0, len(rows), 3):
+        cells = [f"{n[:34]:<34} {r:>6} {v:>5}" for n, (r, v) in rows[i:i + 3]]
+        print("  " + "   ".join(cells))
 
 
 def sweep_robots(data: pathlib.Path):

