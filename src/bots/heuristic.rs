@@ -74,6 +74,8 @@ pub(crate) struct Heuristic {
     domain: Regex,
     browser_like: Regex,
     signature: Regex,
+    webkit: Regex,
+    webkit_browser: Regex,
 }
 
 fn re(pattern: &str) -> Regex {
@@ -141,6 +143,12 @@ impl Heuristic {
             browser_like: re(
                 r"^\W*(user-agent:\s*)?(mozilla|mozila|mozlila|opera|chrome|safari|msie|internet explorer|linux mozilla|gecko|webkit)",
             ),
+            // Desktop Linux, where renderers run (phones' and old Macs'
+            // browsers do not always say Version/: Silk, webOS, Safari 2).
+            webkit: re(r"\(x11;.*applewebkit/"),
+            webkit_browser: re(
+                r"version/|chrome/|chromium/|crios/|fxios/|edgios/|mobile/|konqueror|midori|epiphany|arora/|nokiabrowser|browserng|omniweb|icab|shiira|rekonq|otter|falkon|qupzilla|dooble|surf/",
+            ),
             // Attack tools known by a whole, short User-Agent.
             signature: re(r"^(hello,? world|linux gnu \(cow\))$"),
         }
@@ -195,7 +203,11 @@ impl Heuristic {
             // A browser-like UA is a bot only if it says so plainly: a URL,
             // or a "SomethingBot/1.0" product token (so a "CUBOT" phone is
             // not a crawler).
-            if self.url.is_match(ua) || self.browser_words.is_match(ua) || self.impossible(ua) {
+            if self.url.is_match(ua)
+                || self.browser_words.is_match(ua)
+                || self.impossible(ua)
+                || self.bare_webkit(ua)
+            {
                 Category::Other
             } else {
                 return None;
@@ -233,6 +245,14 @@ impl Heuristic {
     /// pasted `User-Agent:` header, quotes around the value).
     pub(crate) fn imitation(&self) -> Crawler {
         crawler(IMITATION.to_string(), Category::Other, Origin::Heuristic)
+    }
+
+    /// A desktop Linux WebKit UA that names no browser (`Chrome/`,
+    /// `Version/`, Konqueror, Midori, Epiphany, ...): `AppleWebKit ...
+    /// Qt/4.7 Safari` or `... wpif Safari` is a page renderer (thumbnails,
+    /// PDFs) run by a service.
+    fn bare_webkit(&self, ua: &[u8]) -> bool {
+        self.webkit.is_match(ua) && !self.webkit_browser.is_match(ua)
     }
 
     /// A browser-like UA that no browser sends: MSIE 8 or older never said
