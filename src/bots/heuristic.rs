@@ -45,6 +45,11 @@ const COMPAT: &[&str] = &[
     "os",
     "unknown",
     "en",
+    "mozila",
+    "mozlila",
+    "bulid",
+    "moblie",
+    "wv",
 ];
 
 /// The name of a bot that sends a browser's User-Agent without being one
@@ -103,7 +108,12 @@ impl Heuristic {
                 r"waitfor\s+delay|xp_cmdshell|\becho\s+[^\s]|\bor\s+\d+\s*=\s*\d+|['\x22]\s*(or|and)\s|",
                 r"\{\{.*\}\}|%0[ad]",
             )),
-            fake_msie: re(r"^mozilla/5\.0 \(compatible; msie [1-8]\."),
+            // UAs no browser sends: MSIE 8 or older claiming Mozilla/5.0,
+            // a Windows NT version that never existed, a Gecko without its
+            // browser.
+            fake_msie: re(
+                r"^mozilla/5\.0 \(compatible; msie [1-8]\.|windows nt (7|8|9|1[1-9])\.\d|; rv:[\d.]+\) gecko$",
+            ),
             // Native apps' HTTP stacks: people using an app, not crawlers.
             // Media players (a person listening or watching) as well.
             app: re(
@@ -560,6 +570,18 @@ mod tests {
             IMITATION
         );
         assert_eq!(name("Opera 9.6"), IMITATION);
+        assert_eq!(
+            name("Mozilla/5.0 (Windows; U; MSIE 9.0; Windows NT 9.0; en-US)"),
+            IMITATION
+        );
+        assert_eq!(
+            name("Mozilla/5.0 (X11; U; Linux x86_64; en-US; rv:1.9.1.16) Gecko"),
+            IMITATION
+        );
+        assert_eq!(
+            name("Mozlila/5.0 (Linux; Android 7.0; SM-G892A Bulid/NRD90M; wv) AppleWebKit/537.36"),
+            IMITATION
+        );
         assert_eq!(name("Chrome/54.0 (Windows NT 10.0)"), IMITATION);
         assert_eq!(
             name("Mozilla/5.0 (compatible; Dataprovider.com)"),
