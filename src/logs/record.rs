@@ -45,18 +45,6 @@ impl<'a> Request<'a> {
         }
     }
 
-    /// As [`Request::set_request_line`], for a line that had to be decoded.
-    pub(crate) fn set_request_line_owned(&mut self, line: &[u8]) {
-        match split_request_line(line) {
-            Some((method, target, protocol)) => {
-                self.method = Cow::Owned(method.to_vec());
-                self.target = Cow::Owned(target.to_vec());
-                self.protocol = Cow::Owned(protocol.to_vec());
-            }
-            None => self.valid_request = false,
-        }
-    }
-
     /// The client address as logged (an IPv4 or IPv6 address, or whatever
     /// the server wrote).
     pub fn client(&self) -> &[u8] {

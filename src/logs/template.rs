@@ -407,6 +407,8 @@ impl Template {
         let mut time: Option<LogTime> = None;
         let mut saw_uri = false;
         let mut bucket: Option<&[u8]> = None;
+        // Which quoted fields held a backslash escape (bits of `escape_bit`).
+        let mut escapes = 0u8;
         let mut pos = 0usize;
         for (i, item) in self.items.iter().enumerate() {
             match item {
@@ -430,21 +432,22 @@ impl Template {
                         Some(Item::Literal(l)) => Some(l.as_slice()),
                         _ => None,
                     };
-                    let mut escaped = false;
-                    let end = if *quoted {
-                        closing_quote(line, pos, next.unwrap_or(b"\""), &mut escaped).or_else(
-                            || {
-                                // An older AWS line that ends with this field.
+                    let (end, escaped) = if *quoted {
+                        match closing_quote(line, pos, next.unwrap_or(b"\"")) {
+                            Some((end, escaped)) => (Some(end), escaped),
+                            // An older AWS line that ends with this field.
+                            None => (
                                 (self.aws
                                     && lenient
                                     && line.len() > pos
                                     && line.ends_with(b"\"")
                                     && self.only_optional_after(i + 1))
-                                .then(|| line.len() - 1)
-                            },
-                        )
+                                .then(|| line.len() - 1),
+                                false,
+                            ),
+                        }
                     } else {
-                        match next {
+                        let end = match next {
                             // A common-format line in a combined log: the last
                             // field before the missing optional ones runs to
                             // the end of the line.
@@ -467,24 +470,13 @@ impl Template {
                                     .position(|&b| b == b' ')
                                     .unwrap_or(line.len() - pos),
                             ),
-                        }
-                    }
-                    .ok_or(BadReason::Layout)?;
+                        };
+                        (end, false)
+                    };
+                    let end = end.ok_or(BadReason::Layout)?;
                     let value = &line[pos..end];
                     pos = end;
-                    if escaped && !self.aws && !self.envoy {
-                        // Apache and nginx write `"`, `\` and bytes outside
-                        // printable ASCII as `\"`, `\\` and `\xHH`: the
-                        // value is what the client sent.
-                        match unescape_field(&mut req, *field, value) {
-                            Unescaped::Done => continue,
-                            Unescaped::RequestLine(line) => {
-                                req.set_request_line_owned(&line);
-                                continue;
-                            }
-                            Unescaped::NotText => {}
-                        }
-                    }
+                    escapes |= u8::from(escaped) << escape_bit(*field);
                     match field {
                         Field::RemoteAddr => req.client = Cow::Borrowed(value),
                         Field::ClientPort => req.client = Cow::Borrowed(without_port(value)),
@@ -524,6 +516,12 @@ impl Template {
                 }
             }
         }
+        if escapes & TEXT_FIELDS != 0 && !self.aws && !self.envoy {
+            // Apache and nginx write `"`, `\` and bytes outside printable
+            // ASCII as `\"`, `\\` and `\xHH`: the values are what the
+            // client sent.
+            unescape_fields(&mut req, escapes);
+        }
         if saw_uri {
             req.valid_request = !req.target.is_empty() && *req.target != *b"-";
         }
@@ -544,30 +542,49 @@ impl Template {
     }
 }
 
-/// What [`unescape_field`] did with a value.
-enum Unescaped {
-    /// The decoded value is in its field.
-    Done,
-    /// The decoded request line, for the caller to split.
-    RequestLine(Vec<u8>),
-    /// Not a text field: parse it as logged.
-    NotText,
+/// The bit of `field` in the escape mask of [`Template::parse_with`].
+#[inline]
+fn escape_bit(field: Field) -> u8 {
+    match field {
+        Field::Request => 0,
+        Field::Method => 1,
+        Field::Uri => 2,
+        Field::Protocol => 3,
+        Field::Referer => 4,
+        Field::UserAgent => 5,
+        _ => 7,
+    }
 }
 
-/// Decodes a quoted value's backslash escapes (`\xHH`, `\"`, `\\`; any
-/// other backslash is kept) into its field.
-fn unescape_field(req: &mut Request<'_>, field: Field, value: &[u8]) -> Unescaped {
-    let decoded = || Cow::Owned(decode_backslashes(value));
-    match field {
-        Field::Request => return Unescaped::RequestLine(decode_backslashes(value)),
-        Field::Referer => req.referer = decoded(),
-        Field::UserAgent => req.user_agent = decoded(),
-        Field::Uri => req.target = decoded(),
-        Field::Method => req.method = decoded(),
-        Field::Protocol => req.protocol = decoded(),
-        _ => return Unescaped::NotText,
+/// The escape mask's text fields (bit 7 is every other field).
+const TEXT_FIELDS: u8 = 0x3f;
+
+/// Decodes the backslash escapes (`\xHH`, `\"`, `\\`; any other
+/// backslash is kept) of the text fields flagged in `escapes`. Rare: kept
+/// out of the line loop.
+#[cold]
+#[inline(never)]
+fn unescape_fields(req: &mut Request<'_>, escapes: u8) {
+    let decode = |v: &mut Cow<'_, [u8]>| {
+        if memchr::memchr(b'\\', v).is_some() {
+            *v = Cow::Owned(decode_backslashes(v));
+        }
+    };
+    if escapes & (1 << 0 | 1 << 1) != 0 {
+        decode(&mut req.method);
     }
-    Unescaped::Done
+    if escapes & (1 << 0 | 1 << 2) != 0 {
+        decode(&mut req.target);
+    }
+    if escapes & (1 << 0 | 1 << 3) != 0 {
+        decode(&mut req.protocol);
+    }
+    if escapes & (1 << 4) != 0 {
+        decode(&mut req.referer);
+    }
+    if escapes & (1 << 5) != 0 {
+        decode(&mut req.user_agent);
+    }
 }
 
 /// `\xHH` as the byte, `\"` as `"`, `\\` as `\`; other backslashes kept.
@@ -665,12 +682,14 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 /// the format (`after` is just the quote), the quote must end the line or
 /// be followed by a space and the start of another field. `escaped` is
 /// set when the value holds a backslash escape.
-fn closing_quote(line: &[u8], pos: usize, after: &[u8], escaped: &mut bool) -> Option<usize> {
+#[inline]
+fn closing_quote(line: &[u8], pos: usize, after: &[u8]) -> Option<(usize, bool)> {
     let mut i = pos;
+    let mut escaped = false;
     while let Some(p) = memchr::memchr2(b'"', b'\\', &line[i..]) {
         let at = i + p;
         if line[at] == b'\\' {
-            *escaped = true;
+            escaped = true;
             i = at + 2;
             if i > line.len() {
                 return None;
@@ -690,7 +709,7 @@ fn closing_quote(line: &[u8], pos: usize, after: &[u8], escaped: &mut bool) -> O
             has_prefix(rest, after)
         };
         if fits {
-            return Some(at);
+            return Some((at, escaped));
         }
         i = at + 1;
     }

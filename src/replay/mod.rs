@@ -454,13 +454,12 @@ fn names_host(after_scheme: &[u8], host: &str) -> bool {
         .position(|&b| matches!(b, b'/' | b':' | b';' | b')' | b' ' | b'?' | b'#' | b','))
         .unwrap_or(after_scheme.len());
     let named = &after_scheme[..end];
-    let strip = |v: &[u8]| -> Vec<u8> {
-        let v = v.to_ascii_lowercase();
-        match v.strip_prefix(b"www.") {
-            Some(rest) => rest.to_vec(),
-            None => v,
+    fn strip(v: &[u8]) -> &[u8] {
+        match v.get(..4) {
+            Some(w) if w.eq_ignore_ascii_case(b"www.") => &v[4..],
+            _ => v,
         }
-    };
+    }
     // A host with a port other than 80 and 443 (`example.com:8080`) is
     // named by its URL without one.
     let host = match host.rsplit_once(':') {
@@ -469,7 +468,7 @@ fn names_host(after_scheme: &[u8], host: &str) -> bool {
         }
         _ => host,
     };
-    !named.is_empty() && strip(named) == strip(host.as_bytes())
+    !named.is_empty() && strip(named).eq_ignore_ascii_case(strip(host.as_bytes()))
 }
 
 /// Requests by class, as `summary.json` counts them.

@@ -295,20 +295,25 @@ impl Report {
         // Monitors' violations (the site's own configuration) are left out
         // of the headline unless `--include` named their category.
         let left_out = left_out_categories(parts.settings);
-        let is_left_out = |crawler: &str| {
-            parts
-                .categories
-                .get(crawler)
-                .is_some_and(|c| left_out.contains(&c.as_str()))
-        };
+        // The identities left out, with their category (few: usually none).
+        let left_out_identities: std::collections::HashMap<&str, &str> = parts
+            .categories
+            .iter()
+            .filter(|(_, c)| left_out.contains(&c.as_str()))
+            .map(|(i, c)| (i.as_str(), c.as_str()))
+            .collect();
+        let is_left_out = |crawler: &str| left_out_identities.contains_key(crawler);
         let mut totals = ViolationTotals::default();
         let mut not_counted: BTreeMap<String, u64> = BTreeMap::new();
         for v in violations.iter() {
-            if is_left_out(v.crawler()) {
-                let category = &parts.categories[v.crawler()];
-                *not_counted.entry(category.clone()).or_default() += 1;
-            } else {
-                totals.add(v.kind());
+            match (
+                left_out_identities.is_empty(),
+                left_out_identities.get(v.crawler()),
+            ) {
+                (false, Some(category)) => {
+                    *not_counted.entry((*category).to_string()).or_default() += 1
+                }
+                _ => totals.add(v.kind()),
             }
         }
         let mut finding_totals: BTreeMap<String, u64> = BTreeMap::new();
