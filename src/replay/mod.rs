@@ -657,21 +657,30 @@ impl<'c> Collector<'c> {
     }
 
     /// Is this request of crawler `m` the site's own? Crawlers of the
-    /// `self` category always are; any other bot is when its User-Agent
-    /// carries the URL of the very host it requests (`WordPress/6.8;
-    /// https://example.com` calling example.com's `wp-cron.php`), `www.`
-    /// aside, unless it feeds an engine or has published ranges (a search
-    /// engine crawling its own site is still its crawler).
+    /// `self` category always are; an HTTP library or an unnamed bot is
+    /// when its User-Agent carries the URL of the very host it requests
+    /// (`WordPress/6.8; https://example.com` calling example.com's
+    /// `wp-cron.php`), `www.` aside.
     fn is_self(&self, m: u32, request: &Request<'_>, h: u32) -> bool {
         let crawler = &self.met[m as usize].crawler;
         if crawler.category() == crate::bots::Category::SelfTraffic {
             return true;
         }
-        if crawler.engine().is_some() || !crawler.ip_range_files().is_empty() {
+        // Only a library or an unnamed bot is the site's own software
+        // (WordPress's HTTP API is a library); a named crawler is not.
+        if !matches!(
+            crawler.category(),
+            crate::bots::Category::Library | crate::bots::Category::Other
+        ) || crawler.engine().is_some()
+            || !crawler.ip_range_files().is_empty()
+        {
             return false;
         }
+        /// `://`, found without setting up a search per request.
+        static SCHEME: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"://"));
         let ua = request.user_agent();
-        let Some(at) = memchr::memmem::find(ua, b"://") else {
+        let Some(at) = SCHEME.find(ua) else {
             return false;
         };
         names_host(&ua[at + 3..], &self.hosts.slot(h).name)
