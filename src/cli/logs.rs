@@ -165,7 +165,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The `--agents` table: requests, class, name, category and the
+/// The `--agents` table: requests, class (person, crawler, or self: the
+/// site's own traffic by its User-Agent alone), name, category and the
 /// User-Agent, tab-separated, most frequent first (ties by User-Agent).
 fn print_agents(
     out: &mut impl Write,
@@ -179,6 +180,9 @@ fn print_agents(
     writeln!(out, "requests\tclass\tname\tcategory\tuser_agent")?;
     for (ua, count) in rows.iter().take(n) {
         let (class, name, category) = match catalogue.identify(ua) {
+            Some(c) if c.category() == crawlaudit::bots::Category::SelfTraffic => {
+                ("self", c.name().to_string(), "self")
+            }
             Some(c) => ("crawler", c.name().to_string(), c.category().as_str()),
             None => ("person", "-".to_string(), "-"),
         };
