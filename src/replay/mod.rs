@@ -659,8 +659,9 @@ impl<'c> Collector<'c> {
     /// Is this request of crawler `m` the site's own? Crawlers of the
     /// `self` category always are; an HTTP library or an unnamed bot is
     /// when its User-Agent carries the URL of the very host it requests
-    /// (`WordPress/6.8; https://example.com` calling example.com's
-    /// `wp-cron.php`), `www.` aside.
+    /// (`WordPress/6.8; https://example.com` calling example.com), `www.`
+    /// aside; and WordPress calling `/wp-cron.php`, which only the site
+    /// itself does.
     fn is_self(&self, m: u32, request: &Request<'_>, h: u32) -> bool {
         let crawler = &self.met[m as usize].crawler;
         if crawler.category() == crate::bots::Category::SelfTraffic {
@@ -675,6 +676,12 @@ impl<'c> Collector<'c> {
             || !crawler.ip_range_files().is_empty()
         {
             return false;
+        }
+        // WordPress's cron is only ever started by the site itself (its
+        // `spawn_cron` posts to its own wp-cron.php), whatever host the
+        // log names.
+        if crawler.name() == "WordPress" && request.target().starts_with(b"/wp-cron.php") {
+            return true;
         }
         /// `://`, found without setting up a search per request.
         static SCHEME: std::sync::LazyLock<memchr::memmem::Finder<'static>> =

@@ -1307,9 +1307,19 @@ fn the_sites_own_traffic_is_counted_and_never_judged() {
                 "-",
                 other,
             ),
+            // The site's cron, whatever URL its WordPress calls itself by.
+            line(
+                "192.0.2.7",
+                1,
+                "10:00:04",
+                "/wp-cron.php?doing_wp_cron=1",
+                200,
+                "-",
+                "WordPress/6.8; https://website.local.lan",
+            ),
         ],
     );
-    assert_eq!(o.counts.self_traffic, 3);
+    assert_eq!(o.counts.self_traffic, 4);
     assert_eq!(o.counts.crawler, 1);
     assert_eq!(
         kinds(&o),
