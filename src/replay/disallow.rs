@@ -93,6 +93,9 @@ pub(crate) struct Hit<'a> {
     pub(crate) crawler: &'a Arc<Crawler>,
     pub(crate) identity: &'a Arc<str>,
     pub(crate) verified: Option<bool>,
+    /// From outside the crawler's published ranges (an impersonator, or
+    /// ranges too old or too new to tell).
+    pub(crate) outside_ranges: bool,
     pub(crate) path: &'a str,
     pub(crate) robots_txt: bool,
     pub(crate) client: &'a str,
@@ -596,7 +599,7 @@ impl<'c> Rules<'c> {
         // A fetcher that acts for a person, as its operator documents (an
         // impersonator of one has no such excuse): a finding, not a
         // violation.
-        if hit.crawler.user_triggered() && hit.verified != Some(false) {
+        if hit.crawler.user_triggered() && !hit.outside_ranges {
             user_triggered.add(
                 hit.host,
                 hit.identity,

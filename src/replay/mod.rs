@@ -789,6 +789,7 @@ impl<'c> Collector<'c> {
                 crawler,
                 identity: &identities[id as usize],
                 verified,
+                outside_ranges,
                 path: &path,
                 robots_txt,
                 client: &client,
@@ -801,10 +802,11 @@ impl<'c> Collector<'c> {
         if !judged.judged {
             kept.counts_mut().unjudged += 1;
         }
-        // Only an engine's crawler's fetches are evidence for a referral,
+        // Only an engine's crawler's fetches are evidence for a referral
+        // (never one from outside its ranges, current or not),
         // and only of a page the snapshot has rules for (the next night's
         // snapshot may have others: with `--state`, all are kept).
-        if verified != Some(false)
+        if !outside_ranges
             && (200..300).contains(&status)
             && !robots_txt
             && crawler.engine().is_some()

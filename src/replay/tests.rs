@@ -1474,3 +1474,65 @@ fn user_triggered_fetches_are_a_finding_not_violations() {
             .contains("https://platform.openai.com/docs/bots")
     );
 }
+
+#[test]
+fn a_fetcher_for_a_person_from_outside_its_ranges_is_no_excuse() {
+    let mut ranges = google_ranges();
+    ranges.insert(
+        "chatgpt-user.json",
+        RangeSet::from_prefixes([parse_prefix("23.98.142.176/28").unwrap()]),
+    );
+    let c = Context::new(
+        snapshot(
+            "user-triggered-outside",
+            &[(
+                "shop.example/robots.txt",
+                "User-agent: *\nDisallow: /private/\n",
+            )],
+        ),
+        Catalogue::builtin(),
+        ranges,
+        Settings::default(),
+    );
+    let chatgpt = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot";
+    let o = run(
+        &c,
+        &[
+            line(
+                "23.98.142.180",
+                1,
+                "10:00:00",
+                "/private/a",
+                200,
+                "-",
+                chatgpt,
+            ),
+            line(
+                "203.0.113.9",
+                1,
+                "10:00:01",
+                "/private/b",
+                200,
+                "-",
+                chatgpt,
+            ),
+        ],
+    );
+    // The real one is excused; the impersonator is judged.
+    assert_eq!(
+        kinds(&o),
+        [(
+            "2026-11-01T10:00:01Z".into(),
+            "disallow",
+            "ChatGPT-User (unverified)".into(),
+            "/private/b".into()
+        )]
+    );
+    let excused: Vec<(&str, u64)> = o
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::UserTriggeredFetch)
+        .map(|f| (f.crawler.as_str(), f.count))
+        .collect();
+    assert_eq!(excused, [("ChatGPT-User", 1)]);
+}
