@@ -105,7 +105,7 @@ impl Heuristic {
                 r"\$\{|jndi:|\(\) ?\{|<script|<\?php|\.\./|/etc/passwd|/bin/(ba)?sh\b|cmd\.exe|",
                 r"union(\s|\+|%20|/\*.*?\*/)+(all(\s|\+|%20)+)?select|\bselect\b.{1,80}\bfrom\b|",
                 r"\b(print|md5|sleep|benchmark|eval|system|exec|passthru|phpinfo|base64_decode|concat|char|chr)\s*\(|",
-                r"waitfor\s+delay|xp_cmdshell|\becho\s+[^\s]|\bor\s+\d+\s*=\s*\d+|['\x22]\s*(or|and)\s|",
+                r"waitfor\s+delay|xp_cmdshell|^echo\s+['\x22$-]|[;|&]\s*echo\s|\bor\s+\d+\s*=\s*\d+|['\x22]\s*(or|and)\s|",
                 r"\{\{.*\}\}|%0[ad]",
             )),
             // UAs no browser sends: MSIE 8 or older claiming Mozilla/5.0,
@@ -618,6 +618,7 @@ mod tests {
             "Echoboxbot/1.0",
             "curl/8.4.0",
             "Feedbin - 1 subscribers",
+            "Echo Bot/1.0 (+https://echo.example)",
         ] {
             assert!(!h.is_payload(ua.as_bytes()), "{ua}");
         }
