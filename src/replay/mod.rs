@@ -693,8 +693,8 @@ impl<'c> Collector<'c> {
         names_host(&ua[at + 3..], &self.hosts.slot(h).name)
     }
 
-    /// The identity of crawler `m` (an impersonator when `verified` is
-    /// `Some(false)`), numbered by name.
+    /// The identity of crawler `m` (`NAME (unverified)` for a request from
+    /// outside its published ranges), numbered by name.
     fn identity(&mut self, m: u32, outside_ranges: bool) -> u32 {
         let slot = usize::from(outside_ranges);
         if let Some(id) = self.met[m as usize].identity[slot] {
