@@ -426,21 +426,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             args.out.display()
         );
     }
-    // As the headline counts: monitors' rows only with `--include monitor`.
-    let left_out = crawlaudit::report::left_out_categories(&run_info.settings);
-    let left_out_identities: std::collections::HashSet<&str> = outcome
-        .activity
-        .iter()
-        .filter(|a| left_out.contains(&a.category))
-        .map(|a| a.crawler.as_str())
-        .collect();
-    let matched = outcome
-        .violations
-        .iter()
-        .filter(|v| fail_on.contains(&v.kind()) && !left_out_identities.contains(v.crawler()))
-        .count();
     // The rows are freed as their table is built.
     let report = Report::build_taking_rows(&mut outcome, &run_info)?;
+    // The headline's totals: monitors' rows only with `--include monitor`.
+    let matched: u64 = ViolationKind::ALL
+        .into_iter()
+        .filter(|k| fail_on.contains(k))
+        .map(|k| report.summary.violations.get(k))
+        .sum();
     report
         .write(&args.out, formats)
         .with_context(|| format!("the report was not written to {}", args.out.display()))?;

@@ -187,10 +187,7 @@ impl PageRules {
     /// is not valid (a bad date or number), a crawler prefix with a
     /// version. Rules addressed to other crawlers by name are not listed.
     pub fn ignored(&self, names: &[&str]) -> Vec<Ignored<'_>> {
-        let names: Vec<String> = names
-            .iter()
-            .map(|n| n.trim().to_ascii_lowercase())
-            .collect();
+        let names = lower_names(names);
         let mut out = Vec::new();
         for source in &self.sources {
             let reason = match (&source.rule.scope, &source.rule.rule) {
@@ -234,10 +231,7 @@ impl PageRules {
     /// the rules addressed to all crawlers plus those addressed to one of
     /// its names, merged so that the most restrictive wins.
     pub fn effective(&self, names: &[&str]) -> Effective<'_> {
-        let names: Vec<String> = names
-            .iter()
-            .map(|n| n.trim().to_ascii_lowercase())
-            .collect();
+        let names = lower_names(names);
         let mut eff = Effective::default();
         for source in &self.sources {
             let applies = source
@@ -252,6 +246,14 @@ impl PageRules {
         eff.finish();
         eff
     }
+}
+
+/// A crawler's names as rules address them: trimmed, lower case.
+fn lower_names(names: &[&str]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| n.trim().to_ascii_lowercase())
+        .collect()
 }
 
 /// A rule a crawler does not obey, and why.

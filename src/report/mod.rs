@@ -182,7 +182,7 @@ pub struct RunInfo {
 /// The categories whose violations the headline leaves out: those left
 /// out by default ([`crate::bots::Category::LEFT_OUT_BY_DEFAULT`]) that the
 /// run's `include` setting does not name.
-pub fn left_out_categories(settings: &BTreeMap<String, Value>) -> Vec<&'static str> {
+fn left_out_categories(settings: &BTreeMap<String, Value>) -> Vec<&'static str> {
     let included: Vec<&str> = settings
         .get("include")
         .and_then(Value::as_array)
@@ -306,14 +306,9 @@ impl Report {
         let mut totals = ViolationTotals::default();
         let mut not_counted: BTreeMap<String, u64> = BTreeMap::new();
         for v in violations.iter() {
-            match (
-                left_out_identities.is_empty(),
-                left_out_identities.get(v.crawler()),
-            ) {
-                (false, Some(category)) => {
-                    *not_counted.entry((*category).to_string()).or_default() += 1
-                }
-                _ => totals.add(v.kind()),
+            match left_out_identities.get(v.crawler()) {
+                Some(category) => *not_counted.entry((*category).to_string()).or_default() += 1,
+                None => totals.add(v.kind()),
             }
         }
         let mut finding_totals: BTreeMap<String, u64> = BTreeMap::new();

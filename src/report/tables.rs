@@ -179,14 +179,13 @@ pub(super) fn crawlers_frame(
     ]);
     // Violations by crawler and kind, and the crawler's requests that
     // broke a rule, counted in one pass over the rows.
-    let mut by_crawler: foldhash::HashMap<&str, [u64; 4]> = foldhash::HashMap::default();
-    let mut violating: foldhash::HashMap<&str, u64> = foldhash::HashMap::default();
+    // Per crawler: rows by kind, then its violating requests.
+    let mut by_crawler: foldhash::HashMap<&str, ([u64; 4], u64)> = foldhash::HashMap::default();
     let mut requests = RequestsOfRows::default();
     for v in violations.iter() {
-        by_crawler.entry(v.crawler()).or_default()[v.kind().index()] += 1;
-        if requests.is_new_request(&v) {
-            *violating.entry(v.crawler()).or_default() += 1;
-        }
+        let counts = by_crawler.entry(v.crawler()).or_default();
+        counts.0[v.kind().index()] += 1;
+        counts.1 += u64::from(requests.is_new_request(&v));
     }
     let mut per_violation = vec![Column::new(
         "crawler".into(),
@@ -197,16 +196,13 @@ pub(super) fn crawlers_frame(
             kind.column().into(),
             by_crawler
                 .values()
-                .map(|c| c[kind.index()])
+                .map(|c| c.0[kind.index()])
                 .collect::<Vec<u64>>(),
         ));
     }
     per_violation.push(Column::new(
         "violating_requests".into(),
-        by_crawler
-            .keys()
-            .map(|c| violating.get(c).copied().unwrap_or(0))
-            .collect::<Vec<u64>>(),
+        by_crawler.values().map(|c| c.1).collect::<Vec<u64>>(),
     ));
     let per_violation = DataFrame::new(by_crawler.len(), per_violation)?.lazy();
     let total = ViolationKind::ALL
