@@ -410,6 +410,7 @@ fn crawler(name: String, category: Category, origin: Origin) -> Crawler {
         ignores_crawl_delay: false,
         user_triggered: false,
         policy_source: None,
+        self_paths: Vec::new(),
         origin,
     }
 }

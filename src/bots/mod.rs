@@ -177,6 +177,7 @@ pub struct Crawler {
     ignores_crawl_delay: bool,
     user_triggered: bool,
     policy_source: Option<String>,
+    self_paths: Vec<String>,
     origin: Origin,
 }
 
@@ -236,6 +237,12 @@ impl Crawler {
     /// then the finding `user-triggered-fetch`, not violations.
     pub fn user_triggered(&self) -> bool {
         self.user_triggered
+    }
+
+    /// Paths that only the site itself requests with this client (its
+    /// own cron): such a request is the site's own traffic.
+    pub fn self_paths(&self) -> &[String] {
+        &self.self_paths
     }
 
     /// The operator's page that documents its policies, when cited.
@@ -337,6 +344,8 @@ struct CrawlerDef {
     #[serde(default)]
     user_triggered: bool,
     policy_source: Option<String>,
+    #[serde(default)]
+    self_paths: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -605,6 +614,7 @@ impl Catalogue {
                 ignores_crawl_delay: def.ignores_crawl_delay,
                 user_triggered: def.user_triggered,
                 policy_source: def.policy_source,
+                self_paths: def.self_paths,
                 origin,
             }));
         }

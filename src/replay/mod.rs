@@ -660,11 +660,22 @@ impl<'c> Collector<'c> {
     /// `self` category always are; an HTTP library or an unnamed bot is
     /// when its User-Agent carries the URL of the very host it requests
     /// (`WordPress/6.8; https://example.com` calling example.com), `www.`
-    /// aside; and WordPress calling `/wp-cron.php`, which only the site
-    /// itself does.
+    /// aside; and a request for one of the crawler's `self_paths` (WordPress's
+    /// `/wp-cron.php`), which only the site itself makes.
     fn is_self(&self, m: u32, request: &Request<'_>, h: u32) -> bool {
         let crawler = &self.met[m as usize].crawler;
         if crawler.category() == crate::bots::Category::SelfTraffic {
+            return true;
+        }
+        // A path only the site itself requests with this client (WordPress
+        // starts its own cron by posting to its wp-cron.php), whatever
+        // host the log names.
+        let target = request.target();
+        if crawler
+            .self_paths()
+            .iter()
+            .any(|p| target.starts_with(p.as_bytes()))
+        {
             return true;
         }
         // Only a library or an unnamed bot is the site's own software
@@ -676,12 +687,6 @@ impl<'c> Collector<'c> {
             || !crawler.ip_range_files().is_empty()
         {
             return false;
-        }
-        // WordPress's cron is only ever started by the site itself (its
-        // `spawn_cron` posts to its own wp-cron.php), whatever host the
-        // log names.
-        if crawler.name() == "WordPress" && request.target().starts_with(b"/wp-cron.php") {
-            return true;
         }
         /// `://`, found without setting up a search per request.
         static SCHEME: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
