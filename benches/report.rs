@@ -45,6 +45,8 @@ fn outcome(rows: usize) -> Outcome {
     let version: Arc<str> = "robots.txt".into();
     let gap: Arc<str> = "gap 1s < 2s".into();
     let none: Arc<str> = "".into();
+    let agent: Arc<str> =
+        "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)".into();
     let start = 1_793_491_200_000_000_000i64;
     let violations = (0..rows)
         .map(|i| {
@@ -75,6 +77,7 @@ fn outcome(rows: usize) -> Outcome {
                 rule_line: Some(10 + (i % 300) as u32),
                 robots_version: Some(version.clone()),
                 detail: if delay { gap.clone() } else { none.clone() },
+                user_agent: Some(agent.clone()),
             }
         })
         .collect();
@@ -83,6 +86,7 @@ fn outcome(rows: usize) -> Outcome {
         findings: Vec::new(),
         activity: Vec::new(),
         counts: Counts::default(),
+        charged_without_requests: Default::default(),
         state: Default::default(),
     }
 }

@@ -145,8 +145,8 @@ impl Drop for Tmpfs {
 fn a_full_disk_is_exit_2_and_keeps_the_previous_report() {
     let dir = common::fresh_dir("faults-disk");
     let disk = dir.join("disk");
-    // Room for one demo report (about 100 KiB in 4 KiB pages), not two.
-    let mounted = Tmpfs::mount(&disk, "160k");
+    // Room for one demo report (about 290 KiB in 4 KiB pages), not two.
+    let mounted = Tmpfs::mount(&disk, "400k");
     let out = disk.join("reports");
     let limited = |args: &[String]| -> Output {
         let mut cmd = crawlaudit();

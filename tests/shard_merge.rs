@@ -278,7 +278,7 @@ fn unknown_hosts_past_the_cap_merge_as_one_run() {
         .count();
     assert_eq!(unknown, 10_001, "the first 10,000 named and one other row");
     assert!(
-        findings.contains(r#"unknown-host,(other hosts),"","",4208,"#),
+        findings.contains(r#"unknown-host,(other hosts),"",,"",4208,"#),
         "{findings}"
     );
     for file in ["findings.csv", "findings.parquet", "report.html"] {

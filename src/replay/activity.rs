@@ -65,7 +65,7 @@ impl Step {
     }
 }
 
-/// One delayed request's row, 32 bytes: the delay, and numbers of its
+/// One delayed request's row, 40 bytes: the delay, and numbers of its
 /// chunk's crawlers and texts.
 #[derive(Clone, Copy, Debug)]
 struct DelayedRow {
@@ -76,13 +76,14 @@ struct DelayedRow {
     crawler: u32,
     client: u32,
     method: u32,
+    agent: u32,
     status: u16,
     verified: Option<bool>,
 }
 
 /// What crawl-delay violation rows name of one chunk's requests that must
-/// keep a delay: per request 32 bytes and its URL in one arena, each
-/// crawler, address and method once (found by the address of its shared
+/// keep a delay: per request 40 bytes and its URL in one arena, each
+/// crawler, address, method and User-Agent once (found by the address of its shared
 /// `Arc`).
 #[derive(Debug, Default)]
 pub(crate) struct DelayedRows {
@@ -113,6 +114,7 @@ impl DelayedRows {
         verified: Option<bool>,
         client: &Arc<str>,
         method: &Arc<str>,
+        agent: &Arc<str>,
         url: &str,
         status: u16,
     ) -> Option<u32> {
@@ -131,7 +133,7 @@ impl DelayedRows {
                     (texts.len() - 1) as u32
                 })
         };
-        let (client, method) = (text(client), text(method));
+        let (client, method, agent) = (text(client), text(method), text(agent));
         let crawler = *ids.entry(Arc::as_ptr(crawler) as usize).or_insert_with(|| {
             crawlers.push(crawler.clone());
             (crawlers.len() - 1) as u32
@@ -143,6 +145,7 @@ impl DelayedRows {
             crawler,
             client,
             method,
+            agent,
             status,
             verified,
         });
@@ -191,6 +194,11 @@ impl<'r> Delayed<'r> {
         &self.rows.texts[self.row().method as usize]
     }
 
+    /// The User-Agent, shared as the client is.
+    pub(crate) fn user_agent(&self) -> &'r Arc<str> {
+        &self.rows.texts[self.row().agent as usize]
+    }
+
     /// The URL as logged.
     pub(crate) fn url(&self) -> &'r str {
         let start = match self.row {
@@ -214,6 +222,8 @@ pub(crate) struct Seen<'a> {
     pub(crate) verified: Option<bool>,
     pub(crate) robots_txt: bool,
     pub(crate) client: &'a str,
+    /// The User-Agent as sent (read only when it becomes the sample).
+    pub(crate) user_agent: &'a [u8],
 }
 
 /// A crawler identity's requests on one host.
@@ -229,8 +239,12 @@ pub(crate) struct Activity {
     last_robots: Option<i64>,
     /// Any request verified ([`any_verified`]).
     verified: Option<bool>,
-    /// The first request with a client address: its time and address.
-    sample: Option<(i64, Box<str>)>,
+    /// The first request with a client address: its time, address and
+    /// User-Agent.
+    sample: Option<(i64, Box<str>, Box<str>)>,
+    /// Requests per UTC day: (the day's number since 1970, requests), in
+    /// the order the days were met (a log is mostly one day or a few).
+    days: Vec<(i32, u64)>,
     /// Every request in file order, when a Crawl-delay may apply.
     steps: Option<Vec<Step>>,
 }
@@ -248,6 +262,7 @@ impl Activity {
             last_robots: None,
             verified: seen.verified,
             sample: None,
+            days: Vec::new(),
             steps: steps.then(Vec::new),
         }
     }
@@ -271,8 +286,17 @@ impl Activity {
             self.last_robots = self.last_robots.max(Some(t));
         }
         self.verified = any_verified(self.verified, seen.verified);
-        if !seen.client.is_empty() && self.sample.as_ref().is_none_or(|(s, _)| t < *s) {
-            self.sample = Some((t, seen.client.into()));
+        if !seen.client.is_empty() && self.sample.as_ref().is_none_or(|(s, _, _)| t < *s) {
+            self.sample = Some((
+                t,
+                seen.client.into(),
+                String::from_utf8_lossy(seen.user_agent).into(),
+            ));
+        }
+        let day = day_of(t);
+        match self.days.last_mut() {
+            Some((d, n)) if *d == day => *n += 1,
+            _ => add_day(&mut self.days, day, 1),
         }
         if let Some(steps) = &mut self.steps {
             steps.push(step());
@@ -293,10 +317,13 @@ impl Activity {
         self.robots_fetches += later.robots_fetches;
         self.last_robots = self.last_robots.max(later.last_robots);
         self.verified = any_verified(self.verified, later.verified);
-        if let Some((t, client)) = later.sample {
-            if self.sample.as_ref().is_none_or(|(s, _)| t < *s) {
-                self.sample = Some((t, client));
+        if let Some((t, client, agent)) = later.sample {
+            if self.sample.as_ref().is_none_or(|(s, _, _)| t < *s) {
+                self.sample = Some((t, client, agent));
             }
+        }
+        for (day, n) in later.days {
+            add_day(&mut self.days, day, n);
         }
         match (&mut self.steps, later.steps) {
             (Some(mine), Some(theirs)) => mine.extend(theirs),
@@ -354,7 +381,19 @@ impl Activity {
 
     /// The address of the first request that has one.
     pub(crate) fn sample_ip(&self) -> &str {
-        self.sample.as_ref().map_or("", |(_, c)| c)
+        self.sample.as_ref().map_or("", |(_, c, _)| c)
+    }
+
+    /// The User-Agent of the first request that has an address.
+    pub(crate) fn sample_agent(&self) -> &str {
+        self.sample.as_ref().map_or("", |(_, _, a)| a)
+    }
+
+    /// Requests per UTC day: (days since 1970-01-01, requests), by day.
+    pub(crate) fn days(&self) -> Vec<(i64, u64)> {
+        let mut days: Vec<(i64, u64)> = self.days.iter().map(|&(d, n)| (i64::from(d), n)).collect();
+        days.sort_unstable();
+        days
     }
 
     /// The requests in time order (a stable sort: file order among equal
@@ -364,6 +403,20 @@ impl Activity {
         // Stable: requests of one time keep their file order.
         rayon::slice::ParallelSliceMut::par_sort_by_key(&mut steps[..], Step::time);
         Some(steps)
+    }
+}
+
+/// The UTC day of a time, as days since 1970 (saturating: a time is
+/// within ±292 years of 1970).
+fn day_of(t: i64) -> i32 {
+    i32::try_from(t.div_euclid(crate::time::DAY)).unwrap_or(i32::MAX)
+}
+
+/// Adds `n` requests on `day` to `days`.
+fn add_day(days: &mut Vec<(i32, u64)>, day: i32, n: u64) {
+    match days.iter_mut().find(|(d, _)| *d == day) {
+        Some((_, m)) => *m += n,
+        None => days.push((day, n)),
     }
 }
 
@@ -380,6 +433,7 @@ mod tests {
             verified: None,
             robots_txt: robots,
             client,
+            user_agent: b"agent",
         }
     }
 

@@ -116,6 +116,7 @@ pub(super) fn violations(
                             rule_line: *line,
                             robots_version: version.as_ref(),
                             detail: &detail,
+                            user_agent: Some(delayed.user_agent()),
                         });
                     }
                 }

@@ -102,6 +102,8 @@ pub(crate) struct Hit<'a> {
     pub(crate) method: &'a str,
     pub(crate) url: &'a str,
     pub(crate) status: u16,
+    /// The User-Agent as sent (read only for a violation).
+    pub(crate) user_agent: &'a [u8],
 }
 
 /// The group a policy selects for a crawler ([`Policy::group_for`]).
@@ -609,6 +611,7 @@ impl<'c> Rules<'c> {
                 &version,
                 hit.time,
                 hit.url,
+                &String::from_utf8_lossy(hit.user_agent),
             );
             return;
         }
@@ -646,6 +649,7 @@ impl<'c> Rules<'c> {
             rule_line: line,
             robots_version: Some(&version),
             detail: &detail,
+            user_agent: Some(&texts.get(&String::from_utf8_lossy(hit.user_agent))),
         });
     }
 }

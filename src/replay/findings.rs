@@ -28,6 +28,7 @@ pub(super) fn of_identities(host: &str, seen: &[Identity]) -> Vec<Finding> {
         if s.activity().verified() == Some(false) {
             findings.push(Finding {
                 kind: FindingKind::SpoofedAgent,
+                user_agent: s.activity().sample_agent().to_string(),
                 host: host.to_string(),
                 crawler: identity.clone(),
                 url: String::new(),
@@ -44,6 +45,7 @@ pub(super) fn of_identities(host: &str, seen: &[Identity]) -> Vec<Finding> {
         if s.activity().robots_fetches() == 0 && s.last_robots().is_none() {
             findings.push(Finding {
                 kind: FindingKind::NoRobotsFetch,
+                user_agent: s.activity().sample_agent().to_string(),
                 host: host.to_string(),
                 crawler: identity.clone(),
                 url: String::new(),
@@ -75,6 +77,7 @@ pub(super) fn robots_noindex_lines(ctx: &Context) -> Vec<Finding> {
                         .collect();
                     findings.push(Finding {
                         kind: FindingKind::RobotsNoindexLine,
+                        user_agent: String::new(),
                         host: host.to_string(),
                         crawler: String::new(),
                         url: "/robots.txt".into(),
@@ -104,6 +107,7 @@ pub(super) fn unknown_hosts(unknown_hosts: UnknownHosts) -> Vec<Finding> {
         .into_iter()
         .map(|(host, n)| Finding {
             kind: FindingKind::UnknownHost,
+            user_agent: String::new(),
             host: host.to_string(),
             crawler: String::new(),
             url: String::new(),
@@ -115,6 +119,7 @@ pub(super) fn unknown_hosts(unknown_hosts: UnknownHosts) -> Vec<Finding> {
         let n = unknown_hosts.other;
         rows.push(Finding {
             kind: FindingKind::UnknownHost,
+            user_agent: String::new(),
             host: OTHER_HOSTS.to_string(),
             crawler: String::new(),
             url: String::new(),
@@ -160,6 +165,8 @@ struct FetchRow {
     count: u64,
     /// The first request (time, URL) and the last one's time.
     first: (i64, Box<str>),
+    /// The first request's User-Agent.
+    agent: Box<str>,
     last: i64,
 }
 
@@ -187,6 +194,7 @@ impl UserTriggered {
         version: &Arc<str>,
         time: i64,
         url: &str,
+        user_agent: &str,
     ) {
         let key = (
             host.clone(),
@@ -199,11 +207,13 @@ impl UserTriggered {
             crawler: crawler.clone(),
             count: 0,
             first: (time, url.into()),
+            agent: user_agent.into(),
             last: time,
         });
         row.count += 1;
         if (time, url) < (row.first.0, &*row.first.1) {
             row.first = (time, url.into());
+            row.agent = user_agent.into();
         }
         row.last = row.last.max(time);
     }
@@ -216,6 +226,7 @@ impl UserTriggered {
                     row.count += o.count;
                     if (o.first.0, &*o.first.1) < (row.first.0, &*row.first.1) {
                         row.first = o.first;
+                        row.agent = o.agent;
                     }
                     row.last = row.last.max(o.last);
                 }
@@ -250,6 +261,7 @@ impl UserTriggered {
                     host: host.to_string(),
                     crawler: identity.to_string(),
                     url: row.first.1.into(),
+                    user_agent: row.agent.into(),
                     count: row.count,
                     detail: format!(
                         "{} requests to paths that {rule} ({at}) disallows, {period}; {} fetches for a person and its operator documents that it does not follow robots.txt ({})",

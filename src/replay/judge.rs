@@ -205,6 +205,8 @@ fn judge_host(
             robots_txt_fetches: s.activity.robots_fetches(),
             first_seen: s.activity.first(),
             last_seen: s.activity.last().0,
+            user_agent: s.activity.sample_agent().to_string(),
+            days: s.activity.days(),
         })
         .collect();
     // What the next run needs, when it is asked for (`--state`).
@@ -333,6 +335,25 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
         outcome.findings.extend(r.findings);
         outcome.activity.extend(r.activity);
     }
+    // Crawlers charged without a request in the run (noindex evidence of a
+    // fetch on an earlier night): their category and operator.
+    let active: std::collections::HashSet<&str> = outcome
+        .activity
+        .iter()
+        .map(|a| a.crawler.as_str())
+        .collect();
+    let mut charged = BTreeMap::new();
+    for v in outcome.violations.iter() {
+        if !active.contains(v.crawler()) && !charged.contains_key(v.crawler()) {
+            if let Some(c) = ctx.catalogue().by_name(v.crawler()) {
+                charged.insert(
+                    v.crawler().to_string(),
+                    (c.category().as_str(), c.operator().map(str::to_string)),
+                );
+            }
+        }
+    }
+    outcome.charged_without_requests = charged;
     // The previous state with this run's hosts replaced.
     if let Some(prior) = ctx.state() {
         outcome.state = State::next(prior, judged_hosts);

@@ -801,6 +801,7 @@ impl<'c> Collector<'c> {
                 method: &method,
                 url: &target,
                 status,
+                user_agent: request.user_agent(),
             },
             kept.disallowed_mut(),
         );
@@ -839,6 +840,7 @@ impl<'c> Collector<'c> {
             verified,
             robots_txt,
             client: &client,
+            user_agent: request.user_agent(),
         };
         let i = match charged_ids.get(&(h, id)) {
             Some(&i) => i,
@@ -867,8 +869,9 @@ impl<'c> Collector<'c> {
                 request.resolution(),
                 judged.delay.and_then(|seconds| {
                     let (client, method) = (rules.shared(&client), rules.shared(&method));
+                    let agent = rules.shared(&lossy(request.user_agent()));
                     delayed.push(
-                        seconds, crawler, verified, &client, &method, &target, status,
+                        seconds, crawler, verified, &client, &method, &agent, &target, status,
                     )
                 }),
             )
@@ -1091,6 +1094,9 @@ pub struct Violation {
     pub robots_version: Option<Arc<str>>,
     /// `gap 2s < 10s`; `referrer www.google.com; crawler fetched ...`.
     pub detail: Arc<str>,
+    /// The User-Agent as sent; `None` for `noindex` and
+    /// `unavailable-after` evidence (a referral, not the crawler's request).
+    pub user_agent: Option<Arc<str>>,
 }
 
 /// One finding (a row of `findings.csv`): reported, not a violation.
@@ -1106,6 +1112,9 @@ pub struct Finding {
     pub crawler: String,
     /// The URL, empty when none applies.
     pub url: String,
+    /// A User-Agent the requests sent (the first request's), empty when
+    /// none applies.
+    pub user_agent: String,
     /// How many requests (or lines) it covers; for `noindex-unseen`, how
     /// many crawler identities.
     pub count: u64,
@@ -1137,6 +1146,11 @@ pub struct CrawlerActivity {
     pub first_seen: i64,
     /// The last request, UTC nanoseconds.
     pub last_seen: i64,
+    /// The User-Agent of its first request with an address.
+    pub user_agent: String,
+    /// Its requests per UTC day: (days since 1970-01-01, requests), by
+    /// day.
+    pub days: Vec<(i64, u64)>,
 }
 
 /// Combines two verification results as "any request verified" does.
@@ -1159,6 +1173,10 @@ pub struct Outcome {
     pub activity: Vec<CrawlerActivity>,
     /// Requests by class.
     pub counts: Counts,
+    /// The category and operator of crawlers charged with violations
+    /// without a request in the run (a referral tonight, the crawler's
+    /// fetch on an earlier night, from `--state`).
+    pub charged_without_requests: BTreeMap<String, (&'static str, Option<String>)>,
     /// The state to carry over to the next run (`--state`): the previous
     /// state with this run's hosts updated.
     pub state: State,

@@ -113,6 +113,7 @@ pub(super) fn shown_despite_rules(
                     format_time(fetch.time)
                 )
                 .into(),
+                user_agent: None,
             });
         }
     }
@@ -260,6 +261,7 @@ pub(super) fn unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Findin
             }
             Finding {
                 kind: FindingKind::NoindexUnseen,
+                user_agent: String::new(),
                 host: host.to_string(),
                 crawler,
                 url: url.to_string(),

@@ -1,8 +1,8 @@
 //! The violations table, compact: what a run keeps of each violation until
-//! the report is written. A row is 48 bytes of numbers (time, status, line,
+//! the report is written. A row is 56 bytes of numbers (time, status, line,
 //! kind, and the number of each repeated cell in its block's texts) and
 //! its URL's bytes in its block's arena; each distinct host, crawler,
-//! address, method, rule, version and detail is held once per block,
+//! address, method, rule, version, detail and User-Agent is held once per block,
 //! however many rows name it. A block is what one log chunk, or one run
 //! of one host's judgement, found: blocks are filled in parallel and
 //! joined by moving them, never by copying rows. The report reads the
@@ -27,8 +27,10 @@ const RULE: usize = 4;
 const DETAIL: usize = 5;
 /// The version's slot in [`Block::last`].
 const VERSION: usize = 6;
+/// The User-Agent's slot in [`Block::last`].
+const AGENT: usize = 7;
 
-/// One row: numbers only (48 bytes).
+/// One row: numbers only (56 bytes).
 #[derive(Clone, Copy, Debug)]
 struct Packed {
     time: i64,
@@ -40,6 +42,8 @@ struct Packed {
     cells: [u32; 6],
     /// The robots.txt version's text, or [`NONE`].
     version: u32,
+    /// The User-Agent's text, or [`NONE`].
+    agent: u32,
     /// The rule's line, when `flags & HAS_LINE`.
     line: u32,
     status: u16,
@@ -68,7 +72,7 @@ struct Block {
     /// Per cell (the six of [`Packed::cells`], then the version), the
     /// last text's address and number: consecutive rows mostly repeat
     /// them, and a comparison is cheaper than a lookup.
-    last: [(usize, u32); 7],
+    last: [(usize, u32); 8],
 }
 
 impl Block {
@@ -77,7 +81,7 @@ impl Block {
     fn fits(&self, url_len: usize) -> bool {
         self.rows.len() < u32::MAX as usize
             && self.urls.len() + url_len <= u32::MAX as usize
-            && self.texts.len() < (u32::MAX - 7) as usize
+            && self.texts.len() < (u32::MAX - 8) as usize
     }
 
     /// The number of `text`, the `cell`-th of a row.
@@ -106,6 +110,7 @@ impl Block {
             self.text(DETAIL, v.detail),
         ];
         let version = v.robots_version.map_or(NONE, |t| self.text(VERSION, t));
+        let agent = v.user_agent.map_or(NONE, |t| self.text(AGENT, t));
         self.urls.push_str(v.url);
         let verified = match v.verified {
             None => 0,
@@ -117,6 +122,7 @@ impl Block {
             url_end: u32::try_from(self.urls.len()).expect("checked by fits"),
             cells,
             version,
+            agent,
             line: v.rule_line.unwrap_or(0),
             status: v.status,
             kind: v.kind.index() as u8,
@@ -127,7 +133,7 @@ impl Block {
     /// Done filling: the address map goes, the vectors are trimmed.
     fn seal(&mut self) {
         self.ids = HashMap::new();
-        self.last = [(0, 0); 7];
+        self.last = [(0, 0); 8];
         self.rows.shrink_to_fit();
         self.urls.shrink_to_fit();
         self.texts.shrink_to_fit();
@@ -164,6 +170,7 @@ pub(crate) struct Cells<'a> {
     pub(crate) rule_line: Option<u32>,
     pub(crate) robots_version: Option<&'a Arc<str>>,
     pub(crate) detail: &'a Arc<str>,
+    pub(crate) user_agent: Option<&'a Arc<str>>,
 }
 
 impl<'a> From<&'a Violation> for Cells<'a> {
@@ -182,6 +189,7 @@ impl<'a> From<&'a Violation> for Cells<'a> {
             rule_line: v.rule_line,
             robots_version: v.robots_version.as_ref(),
             detail: &v.detail,
+            user_agent: v.user_agent.as_ref(),
         }
     }
 }
@@ -278,6 +286,13 @@ impl<'a> ViolationRef<'a> {
         self.cell(DETAIL)
     }
 
+    /// The User-Agent as sent; `None` for evidence that is not a request
+    /// of the crawler (`noindex`, `unavailable-after`).
+    pub fn user_agent(&self) -> Option<&'a str> {
+        let a = self.packed().agent;
+        (a != NONE).then(|| &*self.block.texts[a as usize])
+    }
+
     /// Its cells in the report's column order (in two tuples: the standard
     /// traits stop at twelve), for comparing and printing.
     #[allow(clippy::type_complexity)]
@@ -293,6 +308,7 @@ impl<'a> ViolationRef<'a> {
             Option<u32>,
             Option<&'a str>,
             &'a str,
+            Option<&'a str>,
         ),
     ) {
         (
@@ -312,6 +328,7 @@ impl<'a> ViolationRef<'a> {
                 self.rule_line(),
                 self.robots_version(),
                 self.detail(),
+                self.user_agent(),
             ),
         )
     }
@@ -534,6 +551,7 @@ impl Violations {
             rule_line: r.rule_line(),
             robots_version: (packed.version != NONE).then(|| block.shared(packed.version)),
             detail: block.shared(packed.cells[DETAIL]),
+            user_agent: (packed.agent != NONE).then(|| block.shared(packed.agent)),
         })
     }
 
@@ -627,6 +645,7 @@ mod tests {
             rule_line: line,
             robots_version: line.map(|_| "robots.txt".into()),
             detail: String::new().into(),
+            user_agent: line.map(|_| "GPTBot/1.0".into()),
         }
     }
 
@@ -687,7 +706,7 @@ mod tests {
         let hosts: std::collections::HashSet<u32> =
             table.blocks[0].rows.iter().map(|p| p.cells[HOST]).collect();
         assert_eq!(hosts.len(), 1);
-        assert_eq!(size_of::<Packed>(), 48);
+        assert_eq!(size_of::<Packed>(), 56);
     }
 
     proptest::proptest! {

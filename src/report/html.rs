@@ -1,529 +1,574 @@
-//! `report.html`: one self-contained page (inline CSS and SVG, no network)
-//! with the headline numbers, crawlers ranked by violations, violations over
-//! time per crawler, the most violated rules, findings and bad input.
+//! `report.html`: the page template (`page.html`: inline CSS and script,
+//! no network) with the report's evidence as one JSON object, which the
+//! page's script renders: a sentence per violating crawler, the evidence
+//! per crawler and rule with example requests, findings grouped, the
+//! crawlers, a sample of the violations, charts per day and per crawler,
+//! and the input's accounting. Every list is capped here (the page says
+//! how many more the data files hold), so the page stays small however
+//! large the report: at most a few hundred kilobytes.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::collections::{BTreeMap, BTreeSet};
 
-use foldhash::{HashMap, HashMapExt, HashSet};
-
+use foldhash::{HashMap, HashMapExt};
 use polars::prelude::*;
+use serde_json::{Value, json};
 
-use super::{Report, ReportError};
-use crate::replay::{FindingKind, Violations};
-use crate::time::{self, format_time};
+use super::tables::{Who, micros, nanos_of_micros};
+use super::{OutputFormats, Report, ReportError};
+use crate::replay::{Finding, ViolationKind, ViolationRef};
+use crate::time::{DAY, format_time};
 
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+/// The page, with `/*CRAWLAUDIT_DATA*/null` where the data goes.
+const TEMPLATE: &str = include_str!("page.html");
+
+/// Where the template takes the data.
+const MARKER: &str = "/*CRAWLAUDIT_DATA*/null";
+
+/// The most crawlers given a sentence.
+pub const MAX_STORIES: usize = 40;
+/// The most rows of the crawlers table the page holds.
+pub const MAX_CRAWLERS: usize = 300;
+/// The most evidence groups (crawler, kind, host, rule, line, version).
+pub const MAX_EVIDENCE: usize = 150;
+/// Example requests per evidence or finding group.
+pub const EXAMPLES: usize = 3;
+/// The most violation rows of the page's sample table.
+pub const MAX_SAMPLE: usize = 300;
+/// The most finding groups (kind, crawler).
+pub const MAX_FINDING_GROUPS: usize = 100;
+/// The most days the chart has: longer spans are counted in buckets of
+/// several days.
+pub const MAX_DAYS: i64 = 180;
+/// Crawlers the charts name; the others are added up as `others`.
+pub const CHART_CRAWLERS: usize = 10;
+/// The most input files listed.
+pub const MAX_FILES: usize = 100;
+/// The most characters of a URL, User-Agent, rule or detail the page
+/// shows (the data files hold them whole).
+pub const MAX_TEXT: usize = 120;
+/// Share of a crawler's violations the sentence's peak covers.
+const PEAK_SHARE: f64 = 0.8;
+
+/// `text`, cut to [`MAX_TEXT`] characters (`…` marks the cut).
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(MAX_TEXT) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// An optional text, clipped.
+fn clip_opt(text: Option<&str>) -> Option<String> {
+    text.map(clip)
+}
+
+/// A time as the tables show it (microseconds), RFC 3339.
+fn time(t: i64) -> String {
+    format_time(nanos_of_micros(micros(t)))
+}
+
+/// The UTC day of a time, as days since 1970.
+fn day_number(t: i64) -> i64 {
+    t.div_euclid(DAY)
+}
+
+/// A day number (days since 1970-01-01) as `YYYY-MM-DD`.
+fn day_text(day: i64) -> String {
+    jiff::civil::date(1970, 1, 1)
+        .checked_add(jiff::Span::new().days(day))
+        .map_or_else(|_| day.to_string(), |d| d.to_string())
+}
+
+/// One group of violations: one crawler, kind, host, rule, line and
+/// version.
+#[derive(Default)]
+struct Group<'a> {
+    count: u64,
+    first: i64,
+    last: i64,
+    /// The first rows (table positions), distinct URLs first.
+    rows: Vec<ViolationRef<'a>>,
+}
+
+/// Findings of one kind and crawler: what they cover, how many rows, on
+/// which hosts, and the first rows.
+type FindingGroup<'a> = (u64, u64, BTreeSet<&'a str>, Vec<&'a Finding>);
+
+/// What the page shows of one violation.
+fn violation_json(v: &ViolationRef<'_>, who: &Who) -> Value {
+    json!({
+        "time": time(v.time()),
+        "host": v.host(),
+        "crawler": v.crawler(),
+        "category": who.get(v.crawler()).map(|(c, _)| c.as_str()),
+        "verified": v.verified(),
+        "kind": v.kind().as_str(),
+        "client_ip": v.client_ip(),
+        "method": v.method(),
+        "url": clip(v.url()),
+        "status": v.status(),
+        "rule": clip(v.rule()),
+        "line": v.rule_line(),
+        "version": v.robots_version(),
+        "user_agent": clip_opt(v.user_agent()),
+        "detail": clip(v.detail()),
+    })
+}
+
+/// The shortest run of days holding [`PEAK_SHARE`] of `days`' counts:
+/// (first day, last day, share), when it is shorter than the whole span.
+fn peak(days: &BTreeMap<i64, u64>) -> Option<(i64, i64, f64)> {
+    let total: u64 = days.values().sum();
+    let list: Vec<(i64, u64)> = days.iter().map(|(&d, &n)| (d, n)).collect();
+    let (first, last) = (list.first()?.0, list.last()?.0);
+    if first == last || total == 0 {
+        return None;
+    }
+    let need = (total as f64 * PEAK_SHARE).ceil() as u64;
+    let mut best: Option<(i64, i64, u64)> = None;
+    let (mut from, mut sum) = (0usize, 0u64);
+    for to in 0..list.len() {
+        sum += list[to].1;
+        while sum - list[from].1 >= need && from < to {
+            sum -= list[from].1;
+            from += 1;
         }
-    }
-    out
-}
-
-/// A value in `<code>`, or nothing when empty.
-fn code(text: &str) -> String {
-    if text.is_empty() {
-        String::new()
-    } else {
-        format!("<code>{}</code>", esc(text))
-    }
-}
-
-fn cell(df: &DataFrame, column: &str, row: usize) -> String {
-    match df.column(column).and_then(|c| c.get(row)) {
-        Ok(AnyValue::Null) | Err(_) => String::new(),
-        Ok(AnyValue::String(s)) => s.to_string(),
-        Ok(AnyValue::StringOwned(s)) => s.to_string(),
-        Ok(AnyValue::Boolean(b)) => if b { "yes" } else { "no" }.to_string(),
-        Ok(AnyValue::Float64(f)) => format!("{:.1}%", f * 100.0),
-        // Tables show times to the second, without the `T` and `Z` noise.
-        Ok(AnyValue::Datetime(ns, _, _)) => format_time(ns)
-            .replace('T', " ")
-            .trim_end_matches('Z')
-            .to_string(),
-        Ok(v) => v.to_string(),
-    }
-}
-
-const STYLE: &str = "
-body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
-main{max-width:1240px;margin:0 auto;padding:24px}
-.wide{overflow-x:auto}td.t{white-space:nowrap;font-size:12px}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px}
-.sub{color:#5b6474}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12px;margin-top:18px}
-.card{background:#fff;border:1px solid #e3e6eb;border-radius:8px;padding:12px 14px}
-.card b{display:block;font-size:22px}.card span{color:#5b6474;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
-table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #e3e6eb;border-radius:8px;overflow:hidden}
-th,td{text-align:left;padding:5px 7px;border-bottom:1px solid #eef0f3;vertical-align:top}
-th{background:#f0f2f5;font-weight:600;font-size:12px;text-transform:uppercase;letter-spacing:.03em;color:#4a5261}
-td.n{text-align:right;font-variant-numeric:tabular-nums}
-.bad{color:#b42318;font-weight:600}.ok{color:#067647}.muted{color:#8a93a3}
-.warn{background:#fffaeb;border:1px solid #fedf89;border-radius:6px;padding:8px 12px}
-.chart{background:#fff;border:1px solid #e3e6eb;border-radius:8px;padding:8px}
-code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;background:#f0f2f5;padding:1px 4px;border-radius:4px;word-break:break-all}
-";
-
-const COLORS: [&str; 8] = [
-    "#d92d20", "#1570ef", "#dc6803", "#039855", "#7a5af8", "#e31b54", "#0e9384", "#475467",
-];
-
-/// The most rows of the crawlers table the page shows (all are in
-/// `crawlers.csv`).
-const MAX_CRAWLER_ROWS: usize = 200;
-
-/// The most findings of one kind the page shows (all are in
-/// `findings.csv`).
-const MAX_FINDING_ROWS: usize = 100;
-
-/// The most buckets the chart draws: violations spread over more days than
-/// this are counted in buckets of several days.
-const MAX_BUCKETS: i128 = 1000;
-
-/// The `limit` (kind, rule) pairs with the most violations: their
-/// violations and how many hosts they were found on; most first, then by
-/// kind and rule.
-fn most_violated_rules(
-    violations: &Violations,
-    limit: usize,
-) -> PolarsResult<Vec<(String, String, u64, usize)>> {
-    let mut by_rule: HashMap<(&str, &str), (u64, HashSet<&str>)> = HashMap::new();
-    for v in violations.iter() {
-        let (count, hosts) = by_rule.entry((v.kind().as_str(), v.rule())).or_default();
-        *count += 1;
-        hosts.insert(v.host());
-    }
-    let mut rules: Vec<(&str, &str, u64, usize)> = by_rule
-        .into_iter()
-        .map(|((kind, rule), (count, hosts))| (kind, rule, count, hosts.len()))
-        .collect();
-    rules.sort_unstable_by(|a, b| b.2.cmp(&a.2).then((a.0, a.1).cmp(&(b.0, b.1))));
-    rules.truncate(limit);
-    Ok(rules
-        .into_iter()
-        .map(|(kind, rule, count, hosts)| (kind.to_string(), rule.to_string(), count, hosts))
-        .collect())
-}
-
-/// Violations over time for the crawlers with the most, as an SVG line
-/// chart: hourly buckets when the violations span under four days, else
-/// daily, or of several days when they span over [`MAX_BUCKETS`] days.
-/// Times are subtracted in i128: two violations centuries apart (1700 and
-/// 2026) do not fit an i64 difference.
-fn chart(violations: &Violations, crawlers: &[String]) -> PolarsResult<String> {
-    let times = || violations.iter().map(|v| v.time());
-    let (Some(min), Some(max)) = (times().min(), times().max()) else {
-        return Ok("<p class=muted>No violations.</p>".to_string());
-    };
-    const HOUR: i128 = time::HOUR as i128;
-    const DAY: i128 = time::DAY as i128;
-    let (min, max) = (i128::from(min), i128::from(max));
-    let bucket = if max - min < 96 * HOUR {
-        HOUR
-    } else {
-        let days = (max - min) / DAY + 1;
-        DAY * ((days + MAX_BUCKETS - 1) / MAX_BUCKETS)
-    };
-    let start = min - min.rem_euclid(bucket);
-    let n = ((max - start) / bucket + 1) as usize;
-    // Counted by crawler index (a hash per violation, not comparisons
-    // along a tree), then named.
-    let index: HashMap<&str, usize> = crawlers
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.as_str(), i))
-        .collect();
-    let mut counts = vec![vec![0u64; n]; crawlers.len()];
-    for v in violations.iter() {
-        if let Some(&i) = index.get(v.crawler()) {
-            counts[i][((i128::from(v.time()) - start) / bucket) as usize] += 1;
-        }
-    }
-    let series: BTreeMap<&str, Vec<u64>> =
-        crawlers.iter().map(String::as_str).zip(counts).collect();
-    let peak = series
-        .values()
-        .flat_map(|s| s.iter().copied())
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let (w, h, left, bottom, top) = (1100.0, 260.0, 44.0, 28.0, 10.0);
-    let x = |i: usize| {
-        left + (w - left - 10.0)
-            * if n > 1 {
-                i as f64 / (n - 1) as f64
-            } else {
-                0.5
+        if sum >= need {
+            let span = list[to].0 - list[from].0;
+            if best.is_none_or(|(a, b, _)| span < b - a) {
+                best = Some((list[from].0, list[to].0, sum));
             }
-    };
-    let y = |v: u64| top + (h - top - bottom) * (1.0 - v as f64 / peak as f64);
-    let mut svg = format!(
-        "<svg viewBox=\"0 0 {w} {h}\" width=\"100%\" role=\"img\" aria-label=\"violations over time per crawler\">"
-    );
-    for k in 0..=4 {
-        let v = peak * k / 4;
-        let _ = write!(
-            svg,
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{y0:.1}\" y2=\"{y0:.1}\" stroke=\"#eef0f3\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\" fill=\"#8a93a3\">{v}</text>",
-            w - 10.0,
-            left - 6.0,
-            y(v) + 4.0,
-            y0 = y(v)
-        );
-    }
-    let label = |t: i128| {
-        let s =
-            jiff::Timestamp::from_nanosecond(t).map_or_else(|_| t.to_string(), |ts| ts.to_string());
-        if bucket == HOUR {
-            s.get(5..16).unwrap_or(&s).replace('T', " ")
-        } else {
-            s.get(..10).unwrap_or(&s).to_string()
         }
-    };
-    // The first label starts at the axis, the last ends at the edge.
-    let mut ticks = vec![(0, "start"), (n - 1, "end")];
-    if n > 2 {
-        ticks.insert(1, (n / 2, "middle"));
     }
-    for (i, anchor) in ticks {
-        let _ = write!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"{anchor}\" fill=\"#8a93a3\">{}</text>",
-            x(i),
-            h - 8.0,
-            esc(&label(start + i as i128 * bucket))
-        );
-    }
-    for (k, name) in crawlers.iter().enumerate() {
-        let points: Vec<String> = series[name.as_str()]
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| format!("{:.1},{:.1}", x(i), y(v)))
-            .collect();
-        let color = COLORS[k % COLORS.len()];
-        let _ = write!(
-            svg,
-            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"><title>{}</title></polyline>",
-            points.join(" "),
-            esc(name)
-        );
-    }
-    svg.push_str("</svg><p>");
-    for (k, name) in crawlers.iter().enumerate() {
-        let _ = write!(
-            svg,
-            "<span style=\"color:{}\">&#9632;</span> {} &nbsp; ",
-            COLORS[k % COLORS.len()],
-            esc(name)
-        );
-    }
-    let per = match bucket / DAY {
-        _ if bucket == HOUR => "hour".to_string(),
-        1 => "day".to_string(),
-        days => format!("{days} days"),
-    };
-    let _ = write!(svg, "<span class=muted>per {per}</span></p>");
-    Ok(svg)
+    let (a, b, sum) = best?;
+    (b - a < last - first).then(|| (a, b, sum as f64 / total as f64))
 }
 
-/// Renders the page.
+/// Reads a cell of the crawlers table as JSON.
+fn cell(df: &DataFrame, column: &str, row: usize) -> PolarsResult<Value> {
+    Ok(match df.column(column)?.get(row)? {
+        AnyValue::Null => Value::Null,
+        AnyValue::String(s) => json!(s),
+        AnyValue::StringOwned(s) => json!(s.as_str()),
+        AnyValue::Boolean(b) => json!(b),
+        AnyValue::Float64(f) => json!(f),
+        AnyValue::Int64(n) => json!(n),
+        AnyValue::Datetime(t, _, _) => json!(time(nanos_of_micros(t))),
+        v => json!(v.to_string()),
+    })
+}
+
+/// The page's data (without the list of files, which the formats
+/// written decide: [`page`]).
 ///
 /// # Errors
-/// polars failing to aggregate the most violated rules.
-pub fn render(
+/// A column of the crawlers table missing (which would be a bug).
+pub(super) fn data(
     report: &Report,
-    categories: &BTreeMap<String, String>,
-) -> Result<String, ReportError> {
+    findings: &[Finding],
+    left_out: &[&str],
+) -> Result<Value, ReportError> {
     let s = &report.summary;
-    let mut h = String::with_capacity(64 << 10);
-    h.push_str("<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content=\"width=device-width,initial-scale=1\">");
-    h.push_str(
-        "<meta name=robots content=\"noindex, nofollow\"><title>crawlaudit report</title><style>",
-    );
-    h.push_str(STYLE);
-    h.push_str("</style></head><body><main>");
-    let window = match &s.window {
-        Some(w) => format!("{} to {}", w.first, w.last),
-        None => "no crawler requests".into(),
-    };
-    let _ = write!(
-        h,
-        "<h1>Crawler compliance report</h1><p class=sub>{} &middot; crawlaudit {}</p>",
-        esc(&window),
-        esc(&s.tool.version)
-    );
-    for w in &s.warnings {
-        let _ = write!(h, "<p class=warn><b>Warning:</b> {}</p>", esc(w));
-    }
-    for (category, n) in &s.not_counted {
-        let _ = write!(
-            h,
-            "<p class=sub>Not counted below: {n} violations of {} crawlers, which the site configures itself (<code>--include {}</code> counts them; they are in the tables).</p>",
-            esc(category),
-            esc(category)
-        );
-    }
-    let v = &s.violations;
-    let cards = [
-        ("requests", s.requests.requests),
-        ("crawler requests", s.requests.crawler),
-        ("violations", v.total()),
-        ("disallow", v.disallow),
-        ("crawl-delay", v.crawl_delay),
-        ("noindex + unavail.", v.noindex + v.unavailable_after),
-        ("spoofed requests", s.finding(FindingKind::SpoofedAgent)),
-        ("bad log lines", s.inputs.bad_lines),
-    ];
-    h.push_str("<div class=cards>");
-    for (label, value) in cards {
-        let class = if value > 0
-            && matches!(
-                label,
-                "violations"
-                    | "disallow"
-                    | "crawl-delay"
-                    | "noindex + unavail."
-                    | "spoofed requests"
-            ) {
-            " class=bad"
-        } else {
-            ""
-        };
-        let _ = write!(
-            h,
-            "<div class=card><b{class}>{value}</b><span>{label}</span></div>"
-        );
-    }
-    h.push_str("</div>");
+    let who = &report.who;
+    let v = &report.violations;
 
-    let c = &report.crawlers;
-    // The numeric columns of the crawlers table shown, with their headings.
-    const NUMBERS: [(&str, &str); 8] = [
-        ("requests", "requests"),
-        ("robots_txt_fetches", "robots.txt"),
-        ("disallow", "disallow"),
-        ("crawl_delay", "crawl-delay"),
-        ("noindex", "noindex"),
-        ("unavailable_after", "unavail."),
-        ("violation_rate", "rate"),
-        ("hosts", "hosts"),
-    ];
-    h.push_str("<h2>Crawlers, most violations first</h2><div class=wide><table><tr><th>crawler</th><th>category</th><th>verified</th>");
-    for (_, heading) in NUMBERS {
-        let _ = write!(h, "<th>{heading}</th>");
-    }
-    h.push_str("<th>first seen</th><th>last seen</th></tr>");
-    for i in 0..c.height().min(MAX_CRAWLER_ROWS) {
-        let name = cell(c, "crawler", i);
-        let verified = match cell(c, "verified", i).as_str() {
-            "yes" => "<span class=ok>verified</span>".to_string(),
-            // The tables' word: `NAME (unverified)`, verified false.
-            "no" => "<span class=bad>unverified</span>".to_string(),
-            _ => "<span class=muted>unknown</span>".to_string(),
-        };
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td>{verified}</td>",
-            esc(&name),
-            esc(categories.get(name.as_str()).map_or("", String::as_str))
+    // One pass over the violations: groups, per-crawler days and hosts,
+    // the chart's days.
+    type Key<'a> = (
+        &'a str,
+        ViolationKind,
+        &'a str,
+        &'a str,
+        Option<u32>,
+        Option<&'a str>,
+    );
+    let mut groups: HashMap<Key<'_>, Group<'_>> = HashMap::new();
+    let mut crawler_days: HashMap<&str, BTreeMap<i64, u64>> = HashMap::new();
+    let mut crawler_hosts: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    let mut per_crawler: HashMap<&str, ([u64; 4], i64, i64)> = HashMap::new();
+    for r in v.iter() {
+        let key = (
+            r.crawler(),
+            r.kind(),
+            r.host(),
+            r.rule(),
+            r.rule_line(),
+            r.robots_version(),
         );
-        for (col, _) in NUMBERS {
-            let _ = write!(h, "<td class=n>{}</td>", esc(&cell(c, col, i)));
+        let g = groups.entry(key).or_insert_with(|| Group {
+            first: r.time(),
+            last: r.time(),
+            ..Group::default()
+        });
+        g.count += 1;
+        g.first = g.first.min(r.time());
+        g.last = g.last.max(r.time());
+        if g.rows.len() < EXAMPLES * 4 {
+            g.rows.push(r);
         }
-        let _ = write!(
-            h,
-            "<td class=t>{}</td><td class=t>{}</td></tr>",
-            esc(&cell(c, "first_seen", i)),
-            esc(&cell(c, "last_seen", i))
-        );
+        *crawler_days
+            .entry(r.crawler())
+            .or_default()
+            .entry(day_number(r.time()))
+            .or_default() += 1;
+        crawler_hosts
+            .entry(r.crawler())
+            .or_default()
+            .insert(r.host());
+        let c = per_crawler
+            .entry(r.crawler())
+            .or_insert(([0; 4], r.time(), r.time()));
+        c.0[r.kind().index()] += 1;
+        c.1 = c.1.min(r.time());
+        c.2 = c.2.max(r.time());
     }
-    if c.height() > MAX_CRAWLER_ROWS {
-        let _ = write!(
-            h,
-            "<tr><td colspan={} class=muted>and {} more crawlers: see crawlers.csv</td></tr>",
-            NUMBERS.len() + 5,
-            c.height() - MAX_CRAWLER_ROWS
-        );
-    }
-    h.push_str("</table></div>");
-
-    let top: Vec<String> = report
-        .crawler_rows()?
-        .into_iter()
-        .take(COLORS.len())
-        .filter(|r| r.total() > 0)
-        .map(|r| r.crawler)
-        .collect();
-    h.push_str("<h2>Violations over time</h2><div class=chart>");
-    h.push_str(&chart(&report.violations, &top)?);
-    h.push_str("</div>");
-
-    h.push_str("<h2>Most violated rules</h2><table><tr><th>kind</th><th>rule</th><th>violations</th><th>hosts</th></tr>");
-    let rules = most_violated_rules(&report.violations, 15)?;
-    for (kind, rule, count, hosts) in &rules {
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td><code>{}</code></td><td class=n>{count}</td><td class=n>{hosts}</td></tr>",
-            esc(kind),
-            esc(rule),
-        );
-    }
-    if rules.is_empty() {
-        h.push_str("<tr><td colspan=4 class=muted>none</td></tr>");
-    }
-    h.push_str("</table>");
-
-    let f = &report.findings;
-    h.push_str("<h2>Findings</h2><table><tr><th>kind</th><th>host</th><th>crawler</th><th>url</th><th>count</th><th>detail</th></tr>");
-    // Rows are sorted by kind: each kind shows its first rows, then how
-    // many more there are.
-    let mut shown = 0;
-    for i in 0..f.height() {
-        let kind = cell(f, "kind", i);
-        shown = if i > 0 && cell(f, "kind", i - 1) == kind {
-            shown + 1
-        } else {
-            1
-        };
-        if shown > MAX_FINDING_ROWS {
-            let last = i + 1 == f.height() || cell(f, "kind", i + 1) != kind;
-            if last {
-                let _ = write!(
-                    h,
-                    "<tr><td>{}</td><td colspan=5 class=muted>and {} more: see findings.csv</td></tr>",
-                    esc(&kind),
-                    shown - MAX_FINDING_ROWS
-                );
+    let mut groups: Vec<(Key<'_>, Group<'_>)> = groups.into_iter().collect();
+    groups.sort_unstable_by(|a, b| {
+        b.1.count.cmp(&a.1.count).then_with(|| {
+            (a.0.0, a.0.1.as_str(), a.0.2, a.0.3, a.0.4, a.0.5).cmp(&(
+                b.0.0,
+                b.0.1.as_str(),
+                b.0.2,
+                b.0.3,
+                b.0.4,
+                b.0.5,
+            ))
+        })
+    });
+    let examples = |g: &Group<'_>| -> Vec<Value> {
+        // Distinct URLs first, in time order, then the rest.
+        let mut seen = BTreeSet::new();
+        let (mut pick, mut rest) = (Vec::new(), Vec::new());
+        for r in &g.rows {
+            if seen.insert(r.url()) {
+                pick.push(r);
+            } else {
+                rest.push(r);
             }
-            continue;
         }
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td>{}</td></tr>",
-            esc(&kind),
-            esc(&cell(f, "host", i)),
-            esc(&cell(f, "crawler", i)),
-            code(&cell(f, "url", i)),
-            cell(f, "count", i),
-            esc(&cell(f, "detail", i))
-        );
-    }
-    if f.height() == 0 {
-        h.push_str("<tr><td colspan=6 class=muted>none</td></tr>");
-    }
-    h.push_str("</table>");
+        pick.extend(rest);
+        pick.into_iter()
+            .take(EXAMPLES)
+            .map(|r| {
+                json!({
+                    "time": time(r.time()),
+                    "client_ip": r.client_ip(),
+                    "method": r.method(),
+                    "url": clip(r.url()),
+                    "status": r.status(),
+                    "user_agent": clip_opt(r.user_agent()),
+                    "detail": clip(r.detail()),
+                })
+            })
+            .collect()
+    };
+    let category = |c: &str| who.get(c).map(|(k, _)| k.clone());
+    let operator = |c: &str| who.get(c).and_then(|(_, o)| o.clone());
+    let evidence: Vec<Value> = groups
+        .iter()
+        .take(MAX_EVIDENCE)
+        .map(|(k, g)| {
+            json!({
+                "crawler": k.0,
+                "category": category(k.0),
+                "verified": g.rows.first().and_then(|r| r.verified()),
+                "kind": k.1.as_str(),
+                "host": k.2,
+                "rule": clip(k.3),
+                "line": k.4,
+                "version": k.5,
+                "group": Value::Null,
+                "count": g.count,
+                "first": time(g.first),
+                "last": time(g.last),
+                "examples": examples(g),
+            })
+        })
+        .collect();
+    let shown_violations: u64 = groups.iter().take(MAX_EVIDENCE).map(|g| g.1.count).sum();
 
-    h.push_str("<h2>Input</h2><table><tr><th>file</th><th>format</th><th>lines</th><th>parsed</th><th>bad</th><th>samples and faults</th></tr>");
-    for file in &s.inputs.files {
-        let mut notes = String::new();
-        for sample in &file.samples {
-            let _ = write!(
-                notes,
-                "line {} ({}): <code>{}</code><br>",
-                sample.line,
-                esc(&sample.reason),
-                esc(&sample.text)
-            );
+    // The sample: round robin over the groups (most first), so that every
+    // shown group has rows and the large ones more.
+    let mut sample: Vec<Value> = Vec::new();
+    let mut depth = 0;
+    while sample.len() < MAX_SAMPLE {
+        let mut any = false;
+        for (_, g) in &groups {
+            if let Some(r) = g.rows.get(depth) {
+                any = true;
+                sample.push(violation_json(r, who));
+                if sample.len() == MAX_SAMPLE {
+                    break;
+                }
+            }
         }
-        if let Some(fault) = &file.fault {
-            let _ = write!(notes, "<span class=bad>{}</span>", esc(fault));
+        if !any {
+            break;
         }
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td>{notes}</td></tr>",
-            esc(&file.path),
-            esc(&file.format),
-            file.lines,
-            file.parsed,
-            file.bad
-        );
+        depth += 1;
     }
-    h.push_str("</table></main></body></html>\n");
-    Ok(h)
+
+    // Crawlers: the table's rows, most violations first.
+    let c = &report.crawlers;
+    let mut crawlers = Vec::new();
+    for i in 0..c.height().min(MAX_CRAWLERS) {
+        let mut row = serde_json::Map::new();
+        for name in super::CRAWLER_COLUMNS {
+            row.insert(name.to_string(), cell(c, name, i)?);
+        }
+        let kinds: i64 = ["disallow", "crawl_delay", "noindex", "unavailable_after"]
+            .iter()
+            .filter_map(|k| row.get(*k).and_then(Value::as_i64))
+            .sum();
+        row.insert("violations".into(), json!(kinds));
+        let left = row
+            .get("category")
+            .and_then(Value::as_str)
+            .is_some_and(|k| left_out.contains(&k));
+        row.insert("left_out".into(), json!(left));
+        crawlers.push(Value::Object(row));
+    }
+    let requests_of: HashMap<String, Value> = crawlers
+        .iter()
+        .filter_map(|r| Some((r["crawler"].as_str()?.to_string(), r["requests"].clone())))
+        .collect();
+    let verified_of: HashMap<String, Value> = crawlers
+        .iter()
+        .filter_map(|r| Some((r["crawler"].as_str()?.to_string(), r["verified"].clone())))
+        .collect();
+
+    // Stories: one per violating crawler, most violations first.
+    let mut ranked: Vec<(&str, u64)> = per_crawler
+        .iter()
+        .map(|(c, (k, _, _))| (*c, k.iter().sum()))
+        .collect();
+    ranked.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let stories: Vec<Value> = ranked
+        .iter()
+        .take(MAX_STORIES)
+        .map(|&(crawler, total)| {
+            let (kinds, first, last) = per_crawler[crawler];
+            let top = groups.iter().find(|(k, _)| k.0 == crawler);
+            let rules: BTreeSet<_> = groups
+                .iter()
+                .filter(|(k, _)| k.0 == crawler)
+                .map(|(k, _)| (k.1.as_str(), k.3, k.4, k.5))
+                .collect();
+            let by_kind: serde_json::Map<String, Value> = ViolationKind::ALL
+                .iter()
+                .filter(|k| kinds[k.index()] > 0)
+                .map(|k| (k.as_str().to_string(), json!(kinds[k.index()])))
+                .collect();
+            json!({
+                "crawler": crawler,
+                "category": category(crawler),
+                "operator": operator(crawler),
+                "verified": verified_of.get(crawler).cloned().unwrap_or(Value::Null),
+                "total": total,
+                "requests": requests_of.get(crawler).cloned().unwrap_or(Value::Null),
+                "first": time(first),
+                "last": time(last),
+                "hosts": crawler_hosts.get(crawler).map_or(0, BTreeSet::len),
+                "kinds": by_kind,
+                "rule": top.map(|(k, g)| json!({
+                    "kind": k.1.as_str(),
+                    "rule": clip(k.3),
+                    "line": k.4,
+                    "version": k.5,
+                    "host": k.2,
+                    "count": g.count,
+                })),
+                "rules": rules.len(),
+                "peak": crawler_days.get(crawler).and_then(peak).map(|(a, b, share)| json!({
+                    "from": day_text(a),
+                    "to": day_text(b),
+                    "share": (share * 1000.0).round() / 1000.0,
+                })),
+            })
+        })
+        .collect();
+
+    // Findings, grouped by kind and crawler, most covered first.
+    let mut finding_groups: BTreeMap<(&str, &str), FindingGroup<'_>> = BTreeMap::new();
+    for f in findings {
+        let g = finding_groups
+            .entry((f.kind.as_str(), f.crawler.as_str()))
+            .or_default();
+        g.0 = g.0.saturating_add(f.count);
+        g.1 += 1;
+        g.2.insert(f.host.as_str());
+        if g.3.len() < EXAMPLES {
+            g.3.push(f);
+        }
+    }
+    let mut finding_groups: Vec<_> = finding_groups.into_iter().collect();
+    finding_groups.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(&b.0)));
+    let finding_rows: Vec<Value> = finding_groups
+        .iter()
+        .take(MAX_FINDING_GROUPS)
+        .map(|((kind, crawler), (count, rows, hosts, examples))| {
+            json!({
+                "kind": kind,
+                "crawler": crawler,
+                "category": category(crawler),
+                "count": count,
+                "rows": rows,
+                "hosts": hosts.len(),
+                "examples": examples.iter().map(|f| json!({
+                    "host": f.host,
+                    "url": clip(&f.url),
+                    "user_agent": (!f.user_agent.is_empty()).then(|| clip(&f.user_agent)),
+                    "count": f.count,
+                    "detail": clip(&f.detail),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+
+    // The charts: per day (or bucket of days), crawler and kind.
+    let chart_crawlers: Vec<&str> = ranked.iter().take(CHART_CRAWLERS).map(|c| c.0).collect();
+    let others = ranked.len() > CHART_CRAWLERS;
+    let (first_day, last_day) = (
+        v.iter().map(|r| day_number(r.time())).min(),
+        v.iter().map(|r| day_number(r.time())).max(),
+    );
+    let daily = match (first_day, last_day) {
+        (Some(a), Some(b)) => {
+            let bucket = ((b - a) / MAX_DAYS + 1).max(1);
+            let n = (b - a) / bucket + 1;
+            let index: HashMap<&str, usize> = chart_crawlers
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (*c, i))
+                .collect();
+            let mut cells: BTreeMap<(i64, usize, usize), u64> = BTreeMap::new();
+            for r in v.iter() {
+                let d = (day_number(r.time()) - a) / bucket;
+                let c = index
+                    .get(r.crawler())
+                    .copied()
+                    .unwrap_or(chart_crawlers.len());
+                *cells.entry((d, c, r.kind().index())).or_default() += 1;
+            }
+            let mut names: Vec<&str> = chart_crawlers.clone();
+            if others {
+                names.push("others");
+            }
+            json!({
+                "days": (0..n).map(|i| day_text(a + i * bucket)).collect::<Vec<_>>(),
+                "bucket_days": bucket,
+                "crawlers": names,
+                "cells": cells.iter().map(|((d, c, k), n)| json!([d, c, k, n])).collect::<Vec<_>>(),
+            })
+        }
+        _ => json!({"days": [], "bucket_days": 1, "crawlers": [], "cells": []}),
+    };
+
+    let inputs: Vec<Value> = s
+        .inputs
+        .files
+        .iter()
+        .take(MAX_FILES)
+        .map(|f| {
+            json!({
+                "path": f.path,
+                "format": f.format,
+                "lines": f.lines,
+                "parsed": f.parsed,
+                "bad": f.bad,
+                "samples": f.samples.iter().map(|b| json!({
+                    "line": b.line, "reason": b.reason, "text": clip(&b.text),
+                })).collect::<Vec<_>>(),
+                "fault": f.fault,
+            })
+        })
+        .collect();
+
+    let t = &s.violations;
+    Ok(json!({
+        "tool": s.tool.version,
+        "window": s.window.as_ref().map(|w| json!({"first": w.first, "last": w.last})),
+        "warnings": s.warnings,
+        "not_counted": s.not_counted,
+        "totals": {
+            "requests": s.requests.requests,
+            "crawler": s.requests.crawler,
+            "human": s.requests.human,
+            "self": s.requests.self_traffic,
+            "unjudged": s.requests.unjudged,
+            "violations": t.total(),
+            "disallow": t.disallow,
+            "crawl-delay": t.crawl_delay,
+            "noindex": t.noindex,
+            "unavailable-after": t.unavailable_after,
+            "bad_lines": s.inputs.bad_lines,
+            "lines": s.inputs.lines,
+            "findings": s.findings,
+        },
+        "kinds": ViolationKind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
+        "stories": stories,
+        "stories_more": ranked.len().saturating_sub(MAX_STORIES),
+        "crawlers": {"rows": crawlers, "more": c.height().saturating_sub(MAX_CRAWLERS)},
+        "evidence": {
+            "rows": evidence,
+            "more": groups.len().saturating_sub(MAX_EVIDENCE),
+            "more_violations": (v.len() as u64).saturating_sub(shown_violations),
+        },
+        "violations": {"rows": sample, "total": v.len()},
+        "findings": {
+            "rows": finding_rows,
+            "more": finding_groups.len().saturating_sub(MAX_FINDING_GROUPS),
+            "total_rows": findings.len(),
+        },
+        "daily": daily,
+        "inputs": {"rows": inputs, "more": s.inputs.files.len().saturating_sub(MAX_FILES)},
+    }))
+}
+
+/// The page: the template with `data` and the files `formats` writes.
+pub(super) fn page(data: &Value, formats: OutputFormats) -> String {
+    let mut data = data.clone();
+    let files: Vec<String> = formats
+        .files()
+        .into_iter()
+        .filter(|f| f != "report.html")
+        .collect();
+    data["files"] = json!(files);
+    // `<` escaped: no `</script>` (nor `<!--`) can end the data early.
+    let text = serde_json::to_string(&data)
+        .expect("the page's data is JSON")
+        .replace('<', "\\u003c");
+    TEMPLATE.replacen(MARKER, &text, 1)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{chart, esc};
-    use crate::replay::{Violation, ViolationKind, Violations};
+    use super::*;
 
-    fn drawn(rows: &[Violation], crawlers: &[String]) -> String {
-        let table: Violations = rows.iter().cloned().collect();
-        chart(&table, crawlers).unwrap()
-    }
-
-    fn violation(time: &str) -> Violation {
-        let ts: jiff::Timestamp = time.parse().unwrap();
-        Violation {
-            time: i64::try_from(ts.as_nanosecond()).unwrap(),
-            host: "shop.example".into(),
-            crawler: "AhrefsBot".into(),
-            verified: None,
-            client_ip: "192.0.2.1".into(),
-            kind: ViolationKind::Disallow,
-            method: "GET".into(),
-            url: "/x".into(),
-            status: 200,
-            rule: "Disallow: /x".into(),
-            rule_line: Some(2),
-            robots_version: None,
-            detail: "".into(),
-        }
-    }
-
-    /// Issue 13: violations dated 1700 and 2026 overflowed the chart's
-    /// span (`capacity overflow`); centuries are drawn in buckets of
-    /// several days, never more than a thousand or so.
     #[test]
-    fn a_chart_over_centuries_has_a_bounded_number_of_buckets() {
-        let crawlers = ["AhrefsBot".to_string()];
-        let v = [
-            violation("1700-01-01T00:00:00Z"),
-            violation("2026-11-01T10:00:00Z"),
-            violation("2026-11-01T11:00:00Z"),
-        ];
-        let svg = drawn(&v, &crawlers);
-        assert!(svg.contains("per 120 days"), "{svg}");
-        assert!(
-            svg.contains(">1700-01-01<") || svg.contains(">1699-"),
-            "{svg}"
+    fn the_template_takes_the_data_once() {
+        assert_eq!(TEMPLATE.matches(MARKER).count(), 1);
+        let page = page(
+            &json!({"x": "</script><script>alert(1)</script>"}),
+            OutputFormats::default(),
         );
-        let points = svg
-            .split("points=\"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap();
-        let n = points.split(' ').count();
-        assert!((900..=1001).contains(&n), "{n} buckets");
-        assert!(svg.len() < 100_000, "{} bytes", svg.len());
-        // A week is still drawn per day, a day per hour.
-        let week = [
-            violation("2026-11-01T00:00:00Z"),
-            violation("2026-11-08T00:00:00Z"),
-        ];
-        assert!(drawn(&week, &crawlers).contains("per day"));
-        let day = [
-            violation("2026-11-01T00:00:00Z"),
-            violation("2026-11-01T23:00:00Z"),
-        ];
-        assert!(drawn(&day, &crawlers).contains("per hour"));
+        assert!(!page.contains(MARKER));
+        assert!(!page.contains("</script><script>alert(1)"));
+        assert!(page.contains("\\u003c/script>"));
+        assert!(page.contains(r#""files":["violations.csv""#));
+        assert!(!page.contains(r#""report.html""#));
     }
 
     #[test]
-    fn escaping() {
-        assert_eq!(
-            esc("<a href=\"x\">'&'</a>"),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
-        );
+    fn the_peak_is_the_shortest_run_of_days_with_most_violations() {
+        let days: BTreeMap<i64, u64> = [(10, 1), (11, 50), (12, 45), (13, 2), (20, 2)].into();
+        let (a, b, share) = peak(&days).unwrap();
+        assert_eq!((a, b), (11, 12));
+        assert!((share - 0.95).abs() < 1e-9, "{share}");
+        // Spread evenly: no peak.
+        let even: BTreeMap<i64, u64> = [(1, 5), (2, 5), (3, 5)].into();
+        assert_eq!(peak(&even), None);
+        // One day: no peak to name.
+        assert_eq!(peak(&[(4, 9)].into()), None);
     }
 }

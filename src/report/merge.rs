@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use serde_json::Value;
 
-use super::tables::{findings_of, partials_of, violations_of};
+use super::tables::{daily_of, findings_of, partials_of, violations_of};
 use super::{Parts, Report, ReportError};
 use crate::contain::{contain, read_parquet};
 use crate::logs::FileReport;
@@ -224,12 +224,26 @@ impl Report {
         let mut violations = Violations::default();
         let mut findings = Vec::new();
         let mut partials: Option<DataFrame> = None;
+        let mut daily: Option<DataFrame> = None;
         let mut counts = Counts::default();
         let mut categories: BTreeMap<String, String> = BTreeMap::new();
+        let mut operators: BTreeMap<String, String> = BTreeMap::new();
         let mut seconds = 0.0f64;
         for s in &shards {
-            violations.extend(read_table(&s.dir, "violations", violations_of)?);
+            let (rows, named) = read_table(&s.dir, "violations", violations_of)?;
+            violations.extend(rows);
+            for (crawler, (category, operator)) in named {
+                categories.entry(crawler.clone()).or_insert(category);
+                if let Some(o) = operator {
+                    operators.entry(crawler).or_insert(o);
+                }
+            }
             findings.extend(read_table(&s.dir, "findings", findings_of)?);
+            let part = read_table(&s.dir, "daily", daily_of)?;
+            daily = Some(match daily {
+                None => part,
+                Some(all) => all.vstack(&part).map_err(ReportError::from)?,
+            });
             let part = read_table(&s.dir, "crawlers", partials_of)?;
             partials = Some(match partials {
                 None => part,
@@ -256,11 +270,23 @@ impl Report {
         let inputs = super::Inputs::of(&first.inputs.files, &first.inputs.snapshots)
             .with_ip_ranges(first.inputs.ip_ranges.clone());
         let partials = partials.expect("at least one shard");
+        // Operators of crawlers charged without requests: the shards'
+        // violations tables name them.
+        let operators: BTreeMap<String, String> = operators;
+        let daily = daily
+            .expect("at least one shard")
+            .sort(
+                ["day", "host", "crawler", "kind"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            )
+            .map_err(ReportError::from)?;
         contain(|| {
             Report::assemble(Parts {
                 violations,
                 findings: &findings,
                 partials: partials.lazy(),
+                daily,
+                operators: &operators,
                 categories: &categories,
                 counts: &counts,
                 inputs,

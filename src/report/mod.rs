@@ -26,10 +26,12 @@ pub use summary::{
     Fault, Inputs, RangeFile, RunTime, ShardPart, Summary, Tool, TopCrawler, ViolationTotals,
     Window,
 };
-pub use tables::{CRAWLER_COLUMNS, CrawlerRow, FINDING_COLUMNS, VIOLATION_COLUMNS};
+pub use tables::{
+    CRAWLER_COLUMNS, CrawlerRow, DAILY_COLUMNS, FINDING_COLUMNS, VIOLATION_COLUMNS, Who,
+};
 use tables::{
-    activity_frame, crawler_rows, crawlers_frame, findings_frame, partials_frame, rfc3339_times,
-    utc,
+    activity_frame, crawler_rows, crawlers_frame, daily_frame, findings_frame, partials_frame,
+    rfc3339_times, utc,
 };
 pub use violations::frame as violations_frame;
 
@@ -116,7 +118,7 @@ impl OutputFormats {
     /// The files a report in these formats holds.
     pub fn files(&self) -> Vec<String> {
         let mut files = Vec::new();
-        for table in ["violations", "crawlers", "findings"] {
+        for table in ["violations", "crawlers", "findings", "daily"] {
             for (on, ext) in [
                 (self.csv, "csv"),
                 (self.parquet, "parquet"),
@@ -155,10 +157,15 @@ pub struct Report {
     pub crawlers: DataFrame,
     /// One row per finding, columns [`FINDING_COLUMNS`].
     pub findings: DataFrame,
+    /// Per day, host, crawler and kind, requests and violations, columns
+    /// [`DAILY_COLUMNS`].
+    pub daily: DataFrame,
+    /// Each crawler identity's category and operator.
+    pub who: Who,
     /// `summary.json`.
     pub summary: Summary,
-    /// `report.html`.
-    pub html: String,
+    /// The data `report.html` shows ([`Report::html`] writes the page).
+    pub page: Value,
 }
 
 /// What `summary.json` reports besides the outcome.
@@ -221,6 +228,25 @@ fn range_warnings(files: &[RangeFile], (first, last): (i64, i64)) -> Vec<String>
         .collect()
 }
 
+/// Each crawler identity's category (from `categories`) and operator
+/// (from the per-crawler aggregates' `operator`).
+fn who_of(categories: &BTreeMap<String, String>, partials: &DataFrame) -> PolarsResult<Who> {
+    let mut who: Who = categories
+        .iter()
+        .map(|(c, category)| (c.clone(), (category.clone(), None)))
+        .collect();
+    let names = partials.column("crawler")?.str()?;
+    let operators = partials.column("operator")?.str()?;
+    for (name, operator) in names.iter().zip(operators.iter()) {
+        if let (Some(name), Some(operator)) = (name, operator) {
+            if let Some((_, o)) = who.get_mut(name) {
+                *o = Some(operator.to_string());
+            }
+        }
+    }
+    Ok(who)
+}
+
 /// What a report is made of: one run's outcome, or shards' reports read
 /// back by `merge`.
 struct Parts<'a> {
@@ -229,6 +255,11 @@ struct Parts<'a> {
     findings: &'a [Finding],
     /// Per-crawler request aggregates ([`partials_frame`]).
     partials: LazyFrame,
+    /// The `daily` table.
+    daily: DataFrame,
+    /// Operators of crawlers the partials do not name (charged without a
+    /// request in the run).
+    operators: &'a BTreeMap<String, String>,
     /// Crawler identity to its category (`search`, `ai`, ...).
     categories: &'a BTreeMap<String, String>,
     counts: &'a Counts,
@@ -273,11 +304,24 @@ impl Report {
                 .entry(r.crawler.clone())
                 .or_insert_with(|| r.category.to_string());
         }
+        for (crawler, (category, _)) in &outcome.charged_without_requests {
+            categories
+                .entry(crawler.clone())
+                .or_insert_with(|| category.to_string());
+        }
         let inputs = Inputs::of(&run.inputs, &run.snapshots).with_ip_ranges(run.ip_ranges.clone());
+        let daily = daily_frame(&outcome.activity, &violations)?;
+        let operators: BTreeMap<String, String> = outcome
+            .charged_without_requests
+            .iter()
+            .filter_map(|(c, (_, o))| Some((c.clone(), o.clone()?)))
+            .collect();
         Report::assemble(Parts {
             violations,
             findings: &outcome.findings,
             partials: partials_frame(&activity_frame(&outcome.activity)?),
+            daily,
+            operators: &operators,
             categories: &categories,
             counts: &outcome.counts,
             inputs,
@@ -291,7 +335,14 @@ impl Report {
     fn assemble(parts: Parts<'_>) -> Result<Report, ReportError> {
         let violations = parts.violations;
         let findings = findings_frame(parts.findings)?;
-        let crawlers = crawlers_frame(parts.partials, &violations)?;
+        let partials = parts.partials.collect()?;
+        let mut who = who_of(parts.categories, &partials)?;
+        for (crawler, operator) in parts.operators {
+            if let Some((_, o)) = who.get_mut(crawler) {
+                o.get_or_insert_with(|| operator.clone());
+            }
+        }
+        let crawlers = crawlers_frame(partials.lazy(), &violations, &who)?;
         // Monitors' violations (the site's own configuration) are left out
         // of the headline unless `--include` named their category.
         let left_out = left_out_categories(parts.settings);
@@ -320,8 +371,9 @@ impl Report {
         }
         let first = crawlers.column("first_seen")?.cast(&DataType::Int64)?;
         let last = crawlers.column("last_seen")?.cast(&DataType::Int64)?;
+        // The tables' times are microseconds.
         let span = match (first.i64()?.min(), last.i64()?.max()) {
-            (Some(a), Some(b)) => Some((a, b)),
+            (Some(a), Some(b)) => Some((tables::nanos_of_micros(a), tables::nanos_of_micros(b))),
             _ => None,
         };
         let window = span.map(|(a, b)| Window {
@@ -369,11 +421,18 @@ impl Report {
             violations,
             crawlers,
             findings,
+            daily: parts.daily,
+            who,
             summary,
-            html: String::new(),
+            page: Value::Null,
         };
-        report.html = html::render(&report, parts.categories)?;
+        report.page = html::data(&report, parts.findings, &left_out)?;
         Ok(report)
+    }
+
+    /// `report.html`: the page, linking the files `formats` writes.
+    pub fn html(&self, formats: OutputFormats) -> String {
+        html::page(&self.page, formats)
     }
 
     /// How many rows of the findings table each kind has.
@@ -444,7 +503,11 @@ impl Report {
                 .map_err(|e| e.to_string())
         })?;
         type Job<'a> = Box<dyn FnOnce(&mut BufWriter<Writeback>) -> Result<(), String> + Send + 'a>;
-        let tables = [("crawlers", &self.crawlers), ("findings", &self.findings)];
+        let tables = [
+            ("crawlers", &self.crawlers),
+            ("findings", &self.findings),
+            ("daily", &self.daily),
+        ];
         // CSV and NDJSON show times as RFC 3339 text.
         let texts = if formats.csv || formats.json {
             tables
@@ -457,12 +520,13 @@ impl Report {
         let mut jobs: Vec<(String, Job<'_>)> = Vec::new();
         // The violations table is written from its rows, never as one frame.
         let violations = &self.violations;
+        let who = &self.who;
         if formats.csv {
             jobs.push((
                 "violations.csv".into(),
                 Box::new(move |w| {
                     csv_text::write_header(w, &VIOLATION_COLUMNS)?;
-                    violations::write_text(w, violations, &violations::TextStyle::csv())
+                    violations::write_text(w, violations, &violations::TextStyle::csv(), who)
                 }),
             ));
         }
@@ -470,7 +534,7 @@ impl Report {
             jobs.push((
                 "violations.parquet".into(),
                 Box::new(move |w| {
-                    violations::write_parquet(w, violations).map_err(|e| e.to_string())
+                    violations::write_parquet(w, violations, who).map_err(|e| e.to_string())
                 }),
             ));
         }
@@ -478,7 +542,7 @@ impl Report {
             jobs.push((
                 "violations.ndjson".into(),
                 Box::new(move |w| {
-                    violations::write_text(w, violations, &violations::TextStyle::ndjson())
+                    violations::write_text(w, violations, &violations::TextStyle::ndjson(), who)
                 }),
             ));
         }
@@ -511,9 +575,10 @@ impl Report {
             }
         }
         if formats.html {
+            let page = self.html(formats);
             jobs.push((
                 "report.html".into(),
-                Box::new(|w| w.write_all(self.html.as_bytes()).map_err(|e| e.to_string())),
+                Box::new(move |w| w.write_all(page.as_bytes()).map_err(|e| e.to_string())),
             ));
         }
         if formats.json {
@@ -560,7 +625,14 @@ fn write_file(
     };
     let file = File::create(path).map_err(|e| fail(e.to_string()))?;
     let mut w = BufWriter::new(Writeback::new(file));
-    fill(&mut w).map_err(fail)?;
+    if let Err(message) = fill(&mut w) {
+        // The disk's own words when a write failed (a full disk), not a
+        // writer's paraphrase of them.
+        return Err(fail(match w.get_ref().error() {
+            Some(cause) if !message.contains(cause) => format!("{cause} ({message})"),
+            _ => message,
+        }));
+    }
     let file = w.into_inner().map_err(|e| fail(e.error().to_string()))?;
     file.sync().map_err(|e| fail(e.to_string()))
 }

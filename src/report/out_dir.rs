@@ -331,6 +331,9 @@ pub(super) struct Writeback {
     written: u64,
     /// Bytes whose writing to disk was started.
     started: u64,
+    /// The first write error, kept: a writer above (Parquet's) may report
+    /// it in words of its own ("transport error") that lose the cause.
+    error: Option<String>,
 }
 
 /// How many bytes are written before their writeback is started.
@@ -343,7 +346,13 @@ impl Writeback {
             file,
             written: 0,
             started: 0,
+            error: None,
         }
+    }
+
+    /// The first error a write met, if any.
+    pub(super) fn error(&self) -> Option<&str> {
+        self.error.as_deref()
     }
 
     /// Flushes the file to disk (`fsync`).
@@ -379,7 +388,15 @@ impl Writeback {
 
 impl std::io::Write for Writeback {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.file.write(buf)?;
+        let n = match self.file.write(buf) {
+            Ok(n) => n,
+            Err(e) => {
+                if self.error.is_none() {
+                    self.error = Some(e.to_string());
+                }
+                return Err(e);
+            }
+        };
         self.written += n as u64;
         if self.written - self.started >= WRITEBACK_STEP {
             self.start_writeback();

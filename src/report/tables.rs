@@ -1,6 +1,6 @@
-//! The report's three tables (SPEC section 9): each one's columns, the
+//! The report's four tables (SPEC section 9): each one's columns, the
 //! frames the report builds of the replay's rows (`findings`, the
-//! per-crawler activity and its aggregates, `crawlers`), the RFC 3339 text
+//! per-crawler activity and its aggregates, `crawlers`, `daily`), the RFC 3339 text
 //! of their times for CSV and NDJSON, and the readers `merge` checks a
 //! shard's tables with. The violations table's own writers are in
 //! `violations` (it is written from the compact table, never one frame).
@@ -11,13 +11,16 @@ use polars::prelude::*;
 
 use super::merge::{MergeError, shard_error};
 use crate::replay::{CrawlerActivity, Finding, FindingKind, Violation, ViolationKind, Violations};
-use crate::time::{ALWAYS, format_time};
+use crate::time::ALWAYS;
 
 /// Column names of `violations.csv`, in order.
-pub const VIOLATION_COLUMNS: [&str; 13] = [
+pub const VIOLATION_COLUMNS: [&str; 16] = [
     "time",
     "host",
     "crawler",
+    "category",
+    "operator",
+    "user_agent",
     "verified",
     "client_ip",
     "kind",
@@ -31,8 +34,9 @@ pub const VIOLATION_COLUMNS: [&str; 13] = [
 ];
 
 /// Column names of `crawlers.csv`, in order.
-pub const CRAWLER_COLUMNS: [&str; 13] = [
+pub const CRAWLER_COLUMNS: [&str; 14] = [
     "crawler",
+    "category",
     "operator",
     "verified",
     "requests",
@@ -47,8 +51,33 @@ pub const CRAWLER_COLUMNS: [&str; 13] = [
     "last_seen",
 ];
 
+/// The crawlers table's counts (`Int64`).
+pub const CRAWLER_COUNTS: [&str; 7] = [
+    "requests",
+    "robots_txt_fetches",
+    "disallow",
+    "crawl_delay",
+    "noindex",
+    "unavailable_after",
+    "hosts",
+];
+
 /// Column names of `findings.csv`, in order.
-pub const FINDING_COLUMNS: [&str; 6] = ["kind", "host", "crawler", "url", "count", "detail"];
+pub const FINDING_COLUMNS: [&str; 7] = [
+    "kind",
+    "host",
+    "crawler",
+    "user_agent",
+    "url",
+    "count",
+    "detail",
+];
+
+/// Column names of `daily.csv`, in order.
+pub const DAILY_COLUMNS: [&str; 6] = ["day", "host", "crawler", "kind", "requests", "violations"];
+
+/// A crawler identity's category and operator, as the tables name them.
+pub type Who = std::collections::BTreeMap<String, (String, Option<String>)>;
 
 /// One row of the crawlers table, typed: what a summary shows of a crawler.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,25 +99,51 @@ impl CrawlerRow {
 
 pub(super) fn crawler_rows(df: &DataFrame) -> PolarsResult<Vec<CrawlerRow>> {
     let names = df.column("crawler")?.str()?;
-    let requests = df.column("requests")?.u64()?;
+    let requests = df.column("requests")?.i64()?;
     let kinds = ViolationKind::ALL
         .iter()
-        .map(|k| df.column(k.column())?.u64().cloned())
+        .map(|k| df.column(k.column())?.i64().cloned())
         .collect::<PolarsResult<Vec<_>>>()?;
+    let count = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).unwrap_or(0);
     Ok((0..df.height())
         .map(|i| CrawlerRow {
             crawler: names.get(i).unwrap_or_default().to_string(),
-            requests: requests.get(i).unwrap_or(0),
-            violations: std::array::from_fn(|k| kinds[k].get(i).unwrap_or(0)),
+            requests: count(requests.get(i)),
+            violations: std::array::from_fn(|k| count(kinds[k].get(i))),
         })
         .collect())
 }
 
+/// A time as the tables hold it: UTC microseconds (the unit DuckDB,
+/// Spark and pandas read without a cast), rounded down.
+pub(crate) fn micros(nanos: i64) -> i64 {
+    nanos.div_euclid(1000)
+}
+
+/// A time the tables hold ([`micros`]) as nanoseconds again.
+pub(crate) fn nanos_of_micros(micros: i64) -> i64 {
+    micros.saturating_mul(1000)
+}
+
+/// A column of times (UTC nanoseconds) as the tables hold them: UTC
+/// datetimes in microseconds.
 pub(super) fn utc(nanos: Vec<i64>, name: &str) -> PolarsResult<Column> {
-    Column::new(name.into(), nanos).cast(&DataType::Datetime(
-        TimeUnit::Nanoseconds,
+    Column::new(
+        name.into(),
+        nanos.into_iter().map(micros).collect::<Vec<i64>>(),
+    )
+    .cast(&DataType::Datetime(
+        TimeUnit::Microseconds,
         Some(TimeZone::UTC),
     ))
+}
+
+/// Counts as the tables hold them: `Int64` (what dashboards, Spark and
+/// pandas take without a cast), saturating at its largest.
+fn int64(counts: impl Iterator<Item = u64>) -> Vec<i64> {
+    counts
+        .map(|c| i64::try_from(c).unwrap_or(i64::MAX))
+        .collect()
 }
 
 pub(super) fn findings_frame(rows: &[Finding]) -> PolarsResult<DataFrame> {
@@ -106,13 +161,16 @@ pub(super) fn findings_frame(rows: &[Finding]) -> PolarsResult<DataFrame> {
             rows.iter().map(|f| f.crawler.as_str()).collect::<Vec<_>>(),
         ),
         Column::new(
+            "user_agent".into(),
+            rows.iter()
+                .map(|f| (!f.user_agent.is_empty()).then_some(f.user_agent.as_str()))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
             "url".into(),
             rows.iter().map(|f| f.url.as_str()).collect::<Vec<_>>(),
         ),
-        Column::new(
-            "count".into(),
-            rows.iter().map(|f| f.count).collect::<Vec<_>>(),
-        ),
+        Column::new("count".into(), int64(rows.iter().map(|f| f.count))),
         Column::new(
             "detail".into(),
             rows.iter().map(|f| f.detail.as_str()).collect::<Vec<_>>(),
@@ -167,6 +225,7 @@ pub(super) fn partials_frame(activity: &DataFrame) -> LazyFrame {
 pub(super) fn crawlers_frame(
     partials: LazyFrame,
     violations: &Violations,
+    who: &Who,
 ) -> PolarsResult<DataFrame> {
     let per_request = partials.group_by([col("crawler")]).agg([
         col("operator").first().alias("operator"),
@@ -230,6 +289,23 @@ pub(super) fn crawlers_frame(
             SortMultipleOptions::default().with_order_descending_multi([true, false]),
         )
         .collect()?;
+    let category = Column::new(
+        "category".into(),
+        df.column("crawler")?
+            .str()?
+            .iter()
+            .map(|c| {
+                c.and_then(|c| who.get(c))
+                    .map(|(category, _)| category.as_str())
+            })
+            .collect::<Vec<_>>(),
+    );
+    let mut df = df;
+    df.with_column(category)?;
+    for name in CRAWLER_COUNTS {
+        let counts = df.column(name)?.cast(&DataType::Int64)?;
+        df.with_column(counts)?;
+    }
     let mut df = df.select(CRAWLER_COLUMNS)?;
     let first: Vec<i64> = df
         .column("first_seen")?
@@ -297,7 +373,12 @@ fn known_kind<K>(parse: fn(&str) -> Option<K>, name: &str, path: &Path) -> Resul
     parse(name).ok_or_else(|| shard_error(path, format!("unknown kind {name:?}")))
 }
 
-pub(super) fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation>, MergeError> {
+/// A shard's violations, and the category and operator its table gives
+/// each crawler.
+pub(super) fn violations_of(
+    df: &DataFrame,
+    path: &Path,
+) -> Result<(Vec<Violation>, Who), MergeError> {
     let bad = |e: PolarsError| shard_error(path, format!("not a violations table: {e}"));
     let time = df
         .column("time")
@@ -308,6 +389,20 @@ pub(super) fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation
     let text = |name: &str| -> Result<StringChunked, MergeError> {
         Ok(df.column(name).map_err(bad)?.str().map_err(bad)?.clone())
     };
+    let agent = text("user_agent")?;
+    let crawler_names = text("crawler")?;
+    let (category, operator) = (text("category")?, text("operator")?);
+    let mut who = Who::new();
+    for i in 0..df.height() {
+        if let (Some(c), Some(k)) = (crawler_names.get(i), category.get(i)) {
+            if !who.contains_key(c) {
+                who.insert(
+                    c.to_string(),
+                    (k.to_string(), operator.get(i).map(str::to_string)),
+                );
+            }
+        }
+    }
     let (host, crawler, client_ip, kind) = (
         text("host")?,
         text("crawler")?,
@@ -340,6 +435,7 @@ pub(super) fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation
                 // "Always" is no request's time.
                 time: time
                     .get(i)
+                    .map(nanos_of_micros)
                     .filter(|t| *t != ALWAYS)
                     .ok_or_else(|| row_error(i, "no time"))?,
                 host: t(host.get(i)),
@@ -364,9 +460,11 @@ pub(super) fn violations_of(df: &DataFrame, path: &Path) -> Result<Vec<Violation
                     .transpose()?,
                 robots_version: version.get(i).map(|v| t(Some(v))),
                 detail: t(detail.get(i)),
+                user_agent: agent.get(i).map(|a| t(Some(a))),
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, MergeError>>()
+        .map(|rows| (rows, who))
 }
 
 pub(super) fn findings_of(df: &DataFrame, path: &Path) -> Result<Vec<Finding>, MergeError> {
@@ -381,7 +479,8 @@ pub(super) fn findings_of(df: &DataFrame, path: &Path) -> Result<Vec<Finding>, M
         text("url")?,
         text("detail")?,
     );
-    let count = df.column("count").map_err(bad)?.u64().map_err(bad)?;
+    let agent = text("user_agent")?;
+    let count = df.column("count").map_err(bad)?.i64().map_err(bad)?;
     let s = |c: &StringChunked, i: usize| c.get(i).unwrap_or_default().to_string();
     (0..df.height())
         .map(|i| {
@@ -394,20 +493,123 @@ pub(super) fn findings_of(df: &DataFrame, path: &Path) -> Result<Vec<Finding>, M
                 host: s(&host, i),
                 crawler: s(&crawler, i),
                 url: s(&url, i),
-                count: count.get(i).ok_or_else(|| {
-                    shard_error(
-                        path,
-                        format!("not a findings table: row {}: no count", i + 1),
-                    )
-                })?,
+                user_agent: s(&agent, i),
+                count: count
+                    .get(i)
+                    .and_then(|c| u64::try_from(c).ok())
+                    .ok_or_else(|| {
+                        shard_error(
+                            path,
+                            format!("not a findings table: row {}: no count", i + 1),
+                        )
+                    })?,
                 detail: s(&detail, i),
             })
         })
         .collect()
 }
 
+/// The `daily` table ([`DAILY_COLUMNS`]): per UTC day, host and crawler
+/// identity that made requests or has violations that day, one row per
+/// violation kind (all four, in name order, so that one kind's rows are a
+/// complete series): the identity's requests to the host that day (the
+/// same on the four rows) and its violations of that kind. Sorted by day,
+/// host, crawler, kind. `noindex` and `unavailable-after` rows count on
+/// the day of the referral that is their evidence.
+pub(super) fn daily_frame(
+    activity: &[CrawlerActivity],
+    violations: &Violations,
+) -> PolarsResult<DataFrame> {
+    use std::collections::BTreeMap;
+    let day = crate::time::DAY;
+    let mut groups: BTreeMap<(i64, &str, &str), (u64, [u64; 4])> = BTreeMap::new();
+    for a in activity {
+        for &(days, n) in &a.days {
+            groups
+                .entry((days, a.host.as_str(), a.crawler.as_str()))
+                .or_default()
+                .0 += n;
+        }
+    }
+    for v in violations.iter() {
+        groups
+            .entry((v.time().div_euclid(day), v.host(), v.crawler()))
+            .or_default()
+            .1[v.kind().index()] += 1;
+    }
+    let mut kinds: Vec<ViolationKind> = ViolationKind::ALL.to_vec();
+    kinds.sort_by_key(|k| k.as_str());
+    let n = groups.len() * kinds.len();
+    let (mut days, mut hosts, mut crawlers, mut kind_names, mut requests, mut counts) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    for ((days_since, host, crawler), (asked, by_kind)) in &groups {
+        for k in &kinds {
+            // Midnight in microseconds (which hold any day a log names).
+            days.push(days_since.saturating_mul(MICROS_PER_DAY));
+            hosts.push(*host);
+            crawlers.push(*crawler);
+            kind_names.push(k.as_str());
+            requests.push(*asked);
+            counts.push(by_kind[k.index()]);
+        }
+    }
+    DataFrame::new(
+        n,
+        vec![
+            Column::new("day".into(), days).cast(&DataType::Datetime(
+                TimeUnit::Microseconds,
+                Some(TimeZone::UTC),
+            ))?,
+            Column::new("host".into(), hosts),
+            Column::new("crawler".into(), crawlers),
+            Column::new("kind".into(), kind_names),
+            Column::new("requests".into(), int64(requests.into_iter())),
+            Column::new("violations".into(), int64(counts.into_iter())),
+        ],
+    )
+}
+
+/// Microseconds in a day.
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+/// A shard's `daily` table, checked: `merge` stacks the shards' (their
+/// hosts are disjoint, so no row of one shard's adds to another's).
+pub(super) fn daily_of(df: &DataFrame, path: &Path) -> Result<DataFrame, MergeError> {
+    let df = df
+        .select(DAILY_COLUMNS)
+        .map_err(|e| shard_error(path, format!("not a daily table: {e}")))?;
+    let want = [
+        DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC)),
+        DataType::String,
+        DataType::String,
+        DataType::String,
+        DataType::Int64,
+        DataType::Int64,
+    ];
+    for (column, dtype) in df.columns().iter().zip(want) {
+        if column.dtype() != &dtype {
+            return Err(shard_error(
+                path,
+                format!(
+                    "not a daily table: column {} is {}, not {dtype}",
+                    column.name(),
+                    column.dtype()
+                ),
+            ));
+        }
+    }
+    Ok(df)
+}
+
 /// The crawlers table's request aggregates (its columns but the
-/// violations), times as nanoseconds: what `partials_frame` gives a run.
+/// violations), times as nanoseconds (the table's microseconds, which
+/// is all a run's report keeps of them): what `partials_frame` gives a run.
 pub(super) fn partials_of(df: &DataFrame, path: &Path) -> Result<DataFrame, MergeError> {
     df.clone()
         .lazy()
@@ -415,14 +617,20 @@ pub(super) fn partials_of(df: &DataFrame, path: &Path) -> Result<DataFrame, Merg
             col("crawler"),
             col("operator"),
             col("verified"),
-            col("requests"),
-            col("robots_txt_fetches"),
-            col("hosts"),
-            col("first_seen").cast(DataType::Int64),
-            col("last_seen").cast(DataType::Int64),
+            col("requests").cast(DataType::UInt64),
+            col("robots_txt_fetches").cast(DataType::UInt64),
+            col("hosts").cast(DataType::UInt64),
+            col("first_seen").cast(DataType::Int64) * lit(1000i64),
+            col("last_seen").cast(DataType::Int64) * lit(1000i64),
         ])
         .collect()
         .map_err(|e| shard_error(path, format!("not a crawlers table: {e}")))
+}
+
+/// Microseconds as RFC 3339 text, as [`format_time`] writes nanoseconds
+/// (a day's midnight before 1677-09-22 is past what nanoseconds hold).
+fn micros_text(t: i64) -> String {
+    jiff::Timestamp::from_microsecond(t).map_or_else(|_| t.to_string(), |ts| ts.to_string())
 }
 
 /// A copy of `df` whose datetime columns are RFC 3339 strings
@@ -433,14 +641,15 @@ pub(super) fn rfc3339_times(df: &DataFrame) -> PolarsResult<DataFrame> {
     for name in df.get_column_names_owned() {
         let column = df.column(&name)?;
         if matches!(column.dtype(), DataType::Datetime(..)) {
-            let nanos = column.cast(&DataType::Int64)?;
-            let mut text = StringChunkedBuilder::new(name.clone(), nanos.len());
+            // The tables' times are microseconds.
+            let micros = column.cast(&DataType::Int64)?;
+            let mut text = StringChunkedBuilder::new(name.clone(), micros.len());
             let mut last: Option<(i64, String)> = None;
-            for v in nanos.i64()?.iter() {
+            for v in micros.i64()?.iter() {
                 match v {
                     Some(t) => {
                         if last.as_ref().is_none_or(|(l, _)| *l != t) {
-                            last = Some((t, format_time(t)));
+                            last = Some((t, micros_text(t)));
                         }
                         text.append_value(last.as_ref().map_or("", |(_, s)| s.as_str()));
                     }

@@ -27,6 +27,7 @@ fn violation(time: &str, crawler: &str, kind: &'static str, url: &str) -> Violat
         rule_line: (kind == "disallow").then_some(2),
         robots_version: Some("robots.txt".into()),
         detail: "".into(),
+        user_agent: Some(format!("{crawler}/1.0").into()),
     }
 }
 
@@ -53,6 +54,11 @@ fn activity(
         robots_txt_fetches: counts.1,
         first_seen: t(first),
         last_seen: t(last),
+        user_agent: format!("{crawler}/1.0"),
+        days: vec![(
+            t(&format!("{}T00:00:00Z", &first[..10])) / crate::time::DAY,
+            counts.0,
+        )],
     }
 }
 
@@ -80,6 +86,7 @@ fn outcome() -> Outcome {
             host: "shop.example".into(),
             crawler: "Googlebot (unverified)".into(),
             url: String::new(),
+            user_agent: "Googlebot/2.1".into(),
             count: 1,
             detail: "1 request claims to be Googlebot".into(),
         }],
@@ -131,19 +138,75 @@ fn frames_have_the_spec_columns_and_types() {
             .map(|n| n.to_string())
             .collect::<Vec<_>>()
     };
-    let violations = violations_frame(&report.violations).unwrap();
+    let violations = violations_frame(&report.violations, &report.who).unwrap();
     assert_eq!(names(&violations), VIOLATION_COLUMNS);
     assert_eq!(names(&report.crawlers), CRAWLER_COLUMNS);
     assert_eq!(names(&report.findings), FINDING_COLUMNS);
+    assert_eq!(names(&report.daily), DAILY_COLUMNS);
     let dtype = |df: &DataFrame, c: &str| df.column(c).unwrap().dtype().clone();
-    let utc = DataType::Datetime(TimeUnit::Nanoseconds, Some(TimeZone::UTC));
+    let utc = DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC));
     assert_eq!(dtype(&violations, "time"), utc);
     assert_eq!(dtype(&violations, "verified"), DataType::Boolean);
     assert_eq!(dtype(&violations, "status"), DataType::Int32);
     assert_eq!(dtype(&violations, "rule_line"), DataType::Int64);
     assert_eq!(dtype(&report.crawlers, "first_seen"), utc);
     assert_eq!(dtype(&report.crawlers, "violation_rate"), DataType::Float64);
-    assert_eq!(dtype(&report.findings, "count"), DataType::UInt64);
+    assert_eq!(dtype(&report.findings, "count"), DataType::Int64);
+    for c in tables::CRAWLER_COUNTS {
+        assert_eq!(dtype(&report.crawlers, c), DataType::Int64, "{c}");
+    }
+    for c in ["category", "operator", "user_agent"] {
+        assert_eq!(dtype(&violations, c), DataType::String, "{c}");
+    }
+    assert_eq!(dtype(&report.crawlers, "category"), DataType::String);
+    assert_eq!(dtype(&report.findings, "user_agent"), DataType::String);
+    assert_eq!(dtype(&report.daily, "day"), utc);
+    assert_eq!(dtype(&report.daily, "requests"), DataType::Int64);
+    assert_eq!(dtype(&report.daily, "violations"), DataType::Int64);
+}
+
+#[test]
+fn daily_rows_give_each_kind_a_complete_series() {
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    let d = &report.daily;
+    // Three (day, host, crawler) groups with requests (AhrefsBot on two
+    // hosts, the impostor, Zorkbot): four kinds each.
+    assert_eq!(d.height(), 4 * 4);
+    let text = rfc3339_times(d).unwrap();
+    let row = |i: usize| {
+        text.get_row(i)
+            .unwrap()
+            .0
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(
+        row(4),
+        "\"2026-11-01T00:00:00Z\" \"shop.example\" \"AhrefsBot\" \"crawl-delay\" 3 1"
+    );
+    assert_eq!(
+        row(5),
+        "\"2026-11-01T00:00:00Z\" \"shop.example\" \"AhrefsBot\" \"disallow\" 3 1"
+    );
+    assert_eq!(
+        row(9),
+        "\"2026-11-01T00:00:00Z\" \"shop.example\" \"Googlebot (unverified)\" \"disallow\" 1 1"
+    );
+    let sum = |c: &str| d.column(c).unwrap().i64().unwrap().sum().unwrap();
+    assert_eq!(sum("violations"), 3);
+    // One kind's rows hold every request once.
+    let disallow = d
+        .clone()
+        .lazy()
+        .filter(col("kind").eq(lit("disallow")))
+        .collect()
+        .unwrap();
+    assert_eq!(
+        disallow.column("requests").unwrap().i64().unwrap().sum(),
+        Some(6)
+    );
 }
 
 #[test]
@@ -162,9 +225,10 @@ fn crawlers_are_aggregated_and_ranked() {
     let col_u64 = |name: &str| {
         c.column(name)
             .unwrap()
-            .u64()
+            .i64()
             .unwrap()
             .into_no_null_iter()
+            .map(|v| u64::try_from(v).unwrap())
             .collect::<Vec<_>>()
     };
     // Most violations first, then by name.
@@ -250,7 +314,7 @@ fn files_are_written_deterministically() {
     // detail) is written "" so the two stay apart.
     assert_eq!(
         lines.next().unwrap(),
-        "2026-11-01T10:00:00Z,shop.example,AhrefsBot,,192.0.2.1,disallow,GET,/private/a,200,Disallow: /private/,2,robots.txt,\"\""
+        "2026-11-01T10:00:00Z,shop.example,AhrefsBot,seo,Ahrefs,AhrefsBot/1.0,,192.0.2.1,disallow,GET,/private/a,200,Disallow: /private/,2,robots.txt,\"\""
     );
     let first = std::fs::read_to_string(a.join("violations.ndjson"))
         .unwrap()
@@ -261,7 +325,7 @@ fn files_are_written_deterministically() {
     // The keys in the CSV's column order, values as JSON types.
     assert_eq!(
         first,
-        r#"{"time":"2026-11-01T10:00:00Z","host":"shop.example","crawler":"AhrefsBot","verified":null,"client_ip":"192.0.2.1","kind":"disallow","method":"GET","url":"/private/a","status":200,"rule":"Disallow: /private/","rule_line":2,"robots_version":"robots.txt","detail":""}"#
+        r#"{"time":"2026-11-01T10:00:00Z","host":"shop.example","crawler":"AhrefsBot","category":"seo","operator":"Ahrefs","user_agent":"AhrefsBot/1.0","verified":null,"client_ip":"192.0.2.1","kind":"disallow","method":"GET","url":"/private/a","status":200,"rule":"Disallow: /private/","rule_line":2,"robots_version":"robots.txt","detail":""}"#
     );
     let row: Value = serde_json::from_str(&first).unwrap();
     assert_eq!(
@@ -273,14 +337,14 @@ fn files_are_written_deterministically() {
         (Some("2026-11-01T10:00:00Z"), true, Some(2))
     );
     let crawlers = std::fs::read_to_string(a.join("crawlers.csv")).unwrap();
-    assert!(crawlers.starts_with(&(CRAWLER_COLUMNS.join(",") + "\nAhrefsBot,Ahrefs,,4,1,1,1,0,0,0.5,2,2026-11-01T09:59:00Z,2026-11-01T10:00:06Z\n")), "{crawlers}");
+    assert!(crawlers.starts_with(&(CRAWLER_COLUMNS.join(",") + "\nAhrefsBot,seo,Ahrefs,,4,1,1,1,0,0,0.5,2,2026-11-01T09:59:00Z,2026-11-01T10:00:06Z\n")), "{crawlers}");
     // Parquet keeps the types.
     let parquet = ParquetReader::new(File::open(a.join("violations.parquet")).unwrap())
         .finish()
         .unwrap();
     assert_eq!(
         parquet.column("time").unwrap().dtype(),
-        &DataType::Datetime(TimeUnit::Nanoseconds, Some(TimeZone::UTC))
+        &DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC))
     );
     assert_eq!(parquet.height(), 3);
     // Only the formats asked for.
@@ -303,7 +367,13 @@ fn files_are_written_deterministically() {
     files.sort();
     assert_eq!(
         files,
-        [MARKER, "crawlers.csv", "findings.csv", "violations.csv"]
+        [
+            MARKER,
+            "crawlers.csv",
+            "daily.csv",
+            "findings.csv",
+            "violations.csv"
+        ]
     );
 }
 
@@ -530,39 +600,53 @@ fn csv_cells_that_look_like_formulas_are_neutralised() {
 }
 
 #[test]
-fn html_is_self_contained_and_complete() {
+fn the_page_shows_evidence_first_and_is_self_contained() {
     let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
-    let html = &report.html;
+    let html = report.html(OutputFormats::default());
     assert!(html.starts_with("<!doctype html>") && html.ends_with("</html>\n"));
     // Nothing is fetched from the network: no external scripts, styles,
     // images or fonts.
-    for external in ["<script", "<link", "src=\"http", "url(http", "@import"] {
+    for external in [
+        "<script src",
+        "<link rel=\"stylesheet",
+        "src=\"http",
+        "href=\"http",
+        "url(http",
+        "@import",
+    ] {
         assert!(!html.contains(external), "{external}");
     }
-    for section in [
-        "Crawlers, most violations first",
-        "Violations over time",
-        "Most violated rules",
-        "Findings",
-        "Input",
-    ] {
-        assert!(html.contains(&format!("<h2>{section}</h2>")), "{section}");
-    }
-    // Headline numbers, ranking, verification, category, the chart.
-    assert!(html.contains("<b class=bad>3</b><span>violations</span>"));
-    let ahrefs = html.find("<tr><td>AhrefsBot</td>").unwrap();
-    let zork = html.find("<tr><td>Zorkbot</td>").unwrap();
-    assert!(ahrefs < zork);
-    assert!(html.contains(
-        "<td>Googlebot (unverified)</td><td>seo</td><td><span class=bad>unverified</span>"
-    ));
-    assert!(
-        html.contains("<svg viewBox")
-            && html.contains("<polyline")
-            && html.contains("<title>AhrefsBot</title>")
+    let p = &report.page;
+    // A sentence per violating crawler, most violations first.
+    let stories: Vec<&str> = p["stories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["crawler"].as_str().unwrap())
+        .collect();
+    assert_eq!(stories, ["AhrefsBot", "Googlebot (unverified)"]);
+    assert_eq!(
+        p["stories"][0]["kinds"],
+        serde_json::json!({"disallow": 1, "crawl-delay": 1})
     );
-    assert!(html.contains("<code>Disallow: /private/</code></td><td class=n>2</td>"));
-    assert!(html.contains("spoofed-agent"));
+    assert_eq!(p["stories"][1]["verified"], serde_json::json!(false));
+    // Evidence: crawler, rule, line, version, count, times, examples.
+    let e = &p["evidence"]["rows"][1];
+    assert_eq!(p["evidence"]["rows"][0]["kind"], "crawl-delay");
+    assert_eq!(e["crawler"], "AhrefsBot");
+    assert_eq!(e["rule"], "Disallow: /private/");
+    assert_eq!(e["line"], 2);
+    assert_eq!(e["version"], "robots.txt");
+    assert_eq!(e["examples"][0]["url"], "/private/a");
+    assert_eq!(e["examples"][0]["user_agent"], "AhrefsBot/1.0");
+    assert_eq!(p["violations"]["total"], 3);
+    assert_eq!(p["violations"]["rows"].as_array().unwrap().len(), 3);
+    // Crawlers: all, with categories and the left-out flag.
+    assert_eq!(p["crawlers"]["rows"].as_array().unwrap().len(), 3);
+    assert_eq!(p["crawlers"]["rows"][0]["category"], "seo");
+    assert_eq!(p["findings"]["rows"][0]["kind"], "spoofed-agent");
+    assert_eq!(p["daily"]["days"], serde_json::json!(["2026-11-01"]));
+    assert_eq!(p["totals"]["violations"], 3);
 }
 
 /// The violations files, written from the compact table a block (a row
@@ -611,7 +695,7 @@ fn violations_files_from_the_table_are_the_frames_files() {
             "{file} differs"
         );
     }
-    let mut frame = violations_frame(&report.violations).unwrap();
+    let mut frame = violations_frame(&report.violations, &report.who).unwrap();
     let text = rfc3339_times(&frame).unwrap();
     let (mut csv, mut ndjson, mut parquet) = (Vec::new(), Vec::new(), Vec::new());
     csv_text::write_csv(&mut csv, &text).unwrap();
@@ -714,6 +798,92 @@ fn range_files_made_far_from_the_log_are_a_warning() {
         },
     )
     .unwrap()
-    .html;
-    assert!(html.contains("<p class=warn><b>Warning:</b> IP range file googlebot.json"));
+    .html(OutputFormats::default());
+    assert!(html.contains(r#""warnings":["IP range file googlebot.json"#));
+}
+
+/// Every list the page holds at its cap, with URLs and User-Agents far
+/// longer than the page shows: the page stays under 1 MB (SPEC section 9).
+#[test]
+fn the_page_stays_under_a_megabyte_at_every_cap() {
+    let day = crate::time::DAY;
+    let start = t("2026-01-01T00:00:00Z");
+    let long = |i: usize| format!("/{}/{i}", "segment-".repeat(40));
+    let agent = |i: usize| format!("Mozilla/5.0 (compatible; Bot{i}/1.0; {})", "x".repeat(300));
+    let crawlers: Vec<String> = (0..1_000)
+        .map(|i| format!("Crawler number {i:04}"))
+        .collect();
+    let violations: Violations = (0..150_000usize)
+        .map(|i| Violation {
+            time: start + (i as i64 % 400) * day + i as i64,
+            host: format!("host{}.example", i % 7).into(),
+            crawler: crawlers[i % crawlers.len()].as_str().into(),
+            verified: None,
+            client_ip: format!("2001:db8::{:x}", i).into(),
+            kind: ViolationKind::ALL[i % 2],
+            method: "GET".into(),
+            url: long(i),
+            status: 200,
+            rule: format!("Disallow: /{}{}", "r".repeat(150), i % 13).into(),
+            rule_line: Some((i % 13) as u32),
+            robots_version: Some("2026-01-01T00-00-00Z.txt".into()),
+            detail: format!("gap {}s < 10s {}", i % 9, "d".repeat(200)).into(),
+            user_agent: Some(agent(i).into()),
+        })
+        .collect();
+    let findings: Vec<Finding> = (0..100_000usize)
+        .map(|i| Finding {
+            kind: FindingKind::ALL[i % FindingKind::ALL.len()],
+            host: format!("host{}.example", i % 7),
+            crawler: crawlers[i % 400].clone(),
+            url: long(i),
+            user_agent: agent(i),
+            count: 1,
+            detail: "why ".repeat(100),
+        })
+        .collect();
+    let activity = crawlers
+        .iter()
+        .map(|c| {
+            activity(
+                "host0.example",
+                c,
+                (500, 0),
+                "2026-01-01T00:00:00Z",
+                "2027-02-01T00:00:00Z",
+            )
+        })
+        .collect();
+    let outcome = Outcome {
+        violations,
+        findings,
+        activity,
+        ..Outcome::default()
+    };
+    let report = Report::build(&outcome, &RunInfo::default()).unwrap();
+    let html = report.html(OutputFormats::default());
+    // Under 1 MB with room to spare (about 730 KB here).
+    assert!(html.len() < 900_000, "report.html is {} bytes", html.len());
+    let p = &report.page;
+    assert_eq!(p["stories"].as_array().unwrap().len(), html::MAX_STORIES);
+    assert_eq!(
+        p["evidence"]["rows"].as_array().unwrap().len(),
+        html::MAX_EVIDENCE
+    );
+    assert_eq!(
+        p["violations"]["rows"].as_array().unwrap().len(),
+        html::MAX_SAMPLE
+    );
+    assert_eq!(
+        p["crawlers"]["rows"].as_array().unwrap().len(),
+        html::MAX_CRAWLERS
+    );
+    assert_eq!(p["crawlers"]["more"], 1_000 - html::MAX_CRAWLERS);
+    assert!(p["daily"]["days"].as_array().unwrap().len() as i64 <= html::MAX_DAYS);
+    assert!(
+        p["violations"]["rows"][0]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with('…')
+    );
 }

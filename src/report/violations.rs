@@ -18,6 +18,7 @@ use polars_parquet::arrow::write::{
 use rayon::prelude::*;
 
 use super::rows::write_blocks;
+use super::tables::{Who, micros, nanos_of_micros};
 use super::{VIOLATION_COLUMNS, csv_text, ndjson, utc};
 use crate::replay::{ViolationRef, Violations};
 use crate::time::format_time;
@@ -27,12 +28,15 @@ const ROW_GROUP_ROWS: usize = 512 * 512;
 
 /// Rows `range` of the table (in its order) as a frame with the columns
 /// [`VIOLATION_COLUMNS`]: times as UTC datetimes, status `Int32`, line
-/// `Int64`. The columns are built in parallel.
+/// `Int64`, each crawler's category and operator from `who`. The columns
+/// are built in parallel.
 pub(crate) fn violations_frame<'t>(
     table: &'t Violations,
     range: Range<usize>,
+    who: &'t Who,
 ) -> PolarsResult<DataFrame> {
     let rows = || table.range(range.clone());
+    let of = |crawler: &str| who.get(crawler);
     let s = |name: &str, f: fn(&ViolationRef<'t>) -> &'t str| {
         Ok(Column::new(
             name.into(),
@@ -44,6 +48,28 @@ pub(crate) fn violations_frame<'t>(
         Box::new(|| utc(rows().map(|v| v.time()).collect(), "time")),
         Box::new(|| s("host", |v| v.host())),
         Box::new(|| s("crawler", |v| v.crawler())),
+        Box::new(|| {
+            Ok(Column::new(
+                "category".into(),
+                rows()
+                    .map(|v| of(v.crawler()).map(|(c, _)| c.as_str()))
+                    .collect::<Vec<_>>(),
+            ))
+        }),
+        Box::new(|| {
+            Ok(Column::new(
+                "operator".into(),
+                rows()
+                    .map(|v| of(v.crawler()).and_then(|(_, o)| o.as_deref()))
+                    .collect::<Vec<_>>(),
+            ))
+        }),
+        Box::new(|| {
+            Ok(Column::new(
+                "user_agent".into(),
+                rows().map(|v| v.user_agent()).collect::<Vec<_>>(),
+            ))
+        }),
         Box::new(|| {
             Ok(Column::new(
                 "verified".into(),
@@ -86,8 +112,8 @@ pub(crate) fn violations_frame<'t>(
 
 /// The whole table as a frame (for tests and small tables: the audit
 /// never holds one).
-pub fn frame(table: &Violations) -> PolarsResult<DataFrame> {
-    violations_frame(table, 0..table.len())
+pub fn frame(table: &Violations, who: &Who) -> PolarsResult<DataFrame> {
+    violations_frame(table, 0..table.len(), who)
 }
 
 /// The row groups polars' Parquet writer makes of a one-chunk frame of
@@ -103,8 +129,8 @@ fn row_groups(height: usize, size: usize) -> Vec<(usize, usize)> {
 }
 
 /// Writes the table as Parquet, a row group at a time.
-pub(super) fn write_parquet(w: &mut impl Write, table: &Violations) -> PolarsResult<()> {
-    write_parquet_grouped(w, table, ROW_GROUP_ROWS)
+pub(super) fn write_parquet(w: &mut impl Write, table: &Violations, who: &Who) -> PolarsResult<()> {
+    write_parquet_grouped(w, table, ROW_GROUP_ROWS, who)
 }
 
 /// The options polars' `ParquetWriter::new` writes with (its defaults:
@@ -161,14 +187,18 @@ fn write_parquet_grouped(
     w: &mut impl Write,
     table: &Violations,
     group_rows: usize,
+    who: &Who,
 ) -> PolarsResult<()> {
-    let schema = violations_frame(table, 0..0)?.schema().as_ref().clone();
+    let schema = violations_frame(table, 0..0, who)?
+        .schema()
+        .as_ref()
+        .clone();
     let encodings = get_encodings(&schema.to_arrow(CompatLevel::newest()));
     let mut writer = ParquetWriter::new(w).batched(&schema)?;
     let fields = writer.parquet_schema().fields().to_vec();
     for (start, end) in row_groups(table.len(), group_rows) {
         if end > start {
-            let frame = violations_frame(table, start..end)?;
+            let frame = violations_frame(table, start..end, who)?;
             let pages = encode_row_group(&frame, &fields, &encodings)?;
             drop(frame);
             writer.write_row_group((end - start) as u64, &pages)?;
@@ -278,12 +308,26 @@ fn write_text_rows(
     n: usize,
     style: &TextStyle,
     out: &mut Vec<u8>,
+    who: &Who,
 ) {
     let b = &style.before;
-    let mut texts: Vec<Written> = (0..8).map(|_| Written::new()).collect();
-    let [host, crawler, client, kind, method, rule, version, detail] = &mut texts[..] else {
-        unreachable!("eight caches")
+    let mut texts: Vec<Written> = (0..9).map(|_| Written::new()).collect();
+    let [
+        host,
+        crawler,
+        client,
+        kind,
+        method,
+        rule,
+        version,
+        detail,
+        agent,
+    ] = &mut texts[..]
+    else {
+        unreachable!("nine caches")
     };
+    // The last crawler's category and operator, written.
+    let mut last_who: Option<(&str, Vec<u8>)> = None;
     let mut time: Option<(i64, Vec<u8>)> = None;
     for r in table.range(start..start + n) {
         out.extend_from_slice(&b[0]);
@@ -291,7 +335,7 @@ fn write_text_rows(
             Some((t, text)) if *t == r.time() => out.extend_from_slice(text),
             _ => {
                 let mut text = Vec::new();
-                (style.text)(&mut text, &format_time(r.time()));
+                (style.text)(&mut text, &format_time(nanos_of_micros(micros(r.time()))));
                 out.extend_from_slice(&text);
                 time = Some((r.time(), text));
             }
@@ -300,35 +344,63 @@ fn write_text_rows(
         host.put(out, r.host(), style.text);
         out.extend_from_slice(&b[2]);
         crawler.put(out, r.crawler(), style.text);
-        out.extend_from_slice(&b[3]);
+        match &last_who {
+            Some((c, _)) if std::ptr::eq(*c, r.crawler()) => {}
+            _ => {
+                let mut text = b[3].clone();
+                match who.get(r.crawler()) {
+                    Some((category, operator)) => {
+                        (style.text)(&mut text, category);
+                        text.extend_from_slice(&b[4]);
+                        match operator {
+                            Some(o) => (style.text)(&mut text, o),
+                            None => text.extend_from_slice(style.null),
+                        }
+                    }
+                    None => {
+                        text.extend_from_slice(style.null);
+                        text.extend_from_slice(&b[4]);
+                        text.extend_from_slice(style.null);
+                    }
+                }
+                last_who = Some((r.crawler(), text));
+            }
+        }
+        out.extend_from_slice(last_who.as_ref().map_or(&[][..], |(_, t)| t));
+        out.extend_from_slice(&b[5]);
+        match r.user_agent() {
+            Some(a) => agent.put(out, a, style.text),
+            None => out.extend_from_slice(style.null),
+        }
+        out.extend_from_slice(&b[6]);
         out.extend_from_slice(match r.verified() {
             Some(true) => b"true",
             Some(false) => b"false",
             None => style.null,
         });
-        out.extend_from_slice(&b[4]);
-        client.put(out, r.client_ip(), style.text);
-        out.extend_from_slice(&b[5]);
-        kind.put(out, r.kind().as_str(), style.text);
-        out.extend_from_slice(&b[6]);
-        method.put(out, r.method(), style.text);
         out.extend_from_slice(&b[7]);
-        (style.text)(out, r.url());
+        client.put(out, r.client_ip(), style.text);
         out.extend_from_slice(&b[8]);
-        put_int(out, i32::from(r.status()));
+        kind.put(out, r.kind().as_str(), style.text);
         out.extend_from_slice(&b[9]);
-        rule.put(out, r.rule(), style.text);
+        method.put(out, r.method(), style.text);
         out.extend_from_slice(&b[10]);
+        (style.text)(out, r.url());
+        out.extend_from_slice(&b[11]);
+        put_int(out, i32::from(r.status()));
+        out.extend_from_slice(&b[12]);
+        rule.put(out, r.rule(), style.text);
+        out.extend_from_slice(&b[13]);
         match r.rule_line() {
             Some(line) => put_int(out, i64::from(line)),
             None => out.extend_from_slice(style.null),
         }
-        out.extend_from_slice(&b[11]);
+        out.extend_from_slice(&b[14]);
         match r.robots_version() {
             Some(v) => version.put(out, v, style.text),
             None => out.extend_from_slice(style.null),
         }
-        out.extend_from_slice(&b[12]);
+        out.extend_from_slice(&b[15]);
         detail.put(out, r.detail(), style.text);
         out.extend_from_slice(style.end);
     }
@@ -340,9 +412,10 @@ pub(super) fn write_text(
     w: &mut impl Write,
     table: &Violations,
     style: &TextStyle,
+    who: &Who,
 ) -> Result<(), String> {
     write_blocks(w, table.len(), |start, n, out| {
-        write_text_rows(table, start, n, style, out);
+        write_text_rows(table, start, n, style, out, who);
         Ok(())
     })
 }
@@ -368,8 +441,19 @@ mod tests {
                 rule_line: (i % 4 != 0).then_some(i as u32 % 50),
                 robots_version: (i % 5 != 0).then(|| "robots.txt".into()),
                 detail: if i % 2 == 0 { "" } else { "gap 1s < 10s" }.into(),
+                user_agent: (i % 6 != 0).then(|| format!("GPTBot/{}", i % 4).into()),
             })
             .collect()
+    }
+
+    fn who() -> Who {
+        [
+            ("GPTBot", ("ai-crawler", Some("OpenAI"))),
+            ("Googlebot (unverified)", ("search", None)),
+        ]
+        .into_iter()
+        .map(|(c, (k, o))| (c.to_string(), (k.to_string(), o.map(str::to_string))))
+        .collect()
     }
 
     #[test]
@@ -388,8 +472,8 @@ mod tests {
         for n in [0, 5, 1000, 4321] {
             let t = table(n);
             let mut ours = Vec::new();
-            write_parquet_grouped(&mut ours, &t, 1000).unwrap();
-            let mut whole = frame(&t).unwrap();
+            write_parquet_grouped(&mut ours, &t, 1000, &who()).unwrap();
+            let mut whole = frame(&t, &who()).unwrap();
             let mut theirs = Vec::new();
             ParquetWriter::new(&mut theirs)
                 .with_row_group_size(Some(1000))
@@ -399,7 +483,7 @@ mod tests {
             let back = ParquetReader::new(std::io::Cursor::new(ours))
                 .finish()
                 .unwrap();
-            assert!(back.equals_missing(&frame(&t).unwrap()), "{n} rows");
+            assert!(back.equals_missing(&frame(&t, &who()).unwrap()), "{n} rows");
         }
     }
 }

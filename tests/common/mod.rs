@@ -194,3 +194,12 @@ pub fn shop_snapshot(dir: &Path, robots: &[u8]) -> PathBuf {
     std::fs::write(snap.join("shop.example/robots.txt"), robots).unwrap();
     snap
 }
+
+/// The data `report.html` embeds (the JSON its script renders).
+#[allow(dead_code)]
+pub fn page_data(html: &str) -> serde_json::Value {
+    let start = r#"<script type="application/json" id="data">"#;
+    let at = html.find(start).expect("report.html embeds its data") + start.len();
+    let end = html[at..].find("</script>").expect("the data's end") + at;
+    serde_json::from_str(&html[at..end]).expect("the data is JSON")
+}
