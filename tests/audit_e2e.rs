@@ -93,6 +93,17 @@ fn the_demo_matches_its_golden_report() {
         .map(|e| e["rule"].as_str().unwrap())
         .collect();
     assert!(rules.contains(&"robots.txt 5xx"), "{rules:?}");
+    // Each rule with its robots.txt line, version and group.
+    let gptbot = page["evidence"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["crawler"] == "GPTBot" && e["line"] == 17)
+        .unwrap();
+    assert_eq!(gptbot["group"], "User-agent: GPTBot, CCBot");
+    assert_eq!(gptbot["version"], "2026-11-03T00-00-00Z.txt");
+    assert_eq!(gptbot["count"], 9);
+    assert_eq!(gptbot["examples"].as_array().unwrap().len(), 3);
     assert!(
         !page["daily"]["cells"].as_array().unwrap().is_empty(),
         "no chart data"

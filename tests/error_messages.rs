@@ -16,7 +16,8 @@ const LINE: &str = "shop.example:443 192.0.2.1 - - [01/Nov/2026:10:00:00 +0000] 
 
 /// One case: files to write (path relative to the scratch directory,
 /// contents), the arguments (`{dir}` and `{demo}` substituted), and the
-/// message expected as the first line of stderr.
+/// message expected as the error's line of stderr (the first, after any
+/// warnings).
 struct Case {
     name: &'static str,
     files: &'static [(&'static str, &'static [u8])],
@@ -207,49 +208,49 @@ const CASES: &[Case] = &[
         name: "bad --since",
         files: &[],
         args: "audit --since yesterday",
-        message: "error: invalid value 'yesterday' for '--since <TIME>': \"yesterday\" is not a time: write 2026-11-01T00:00:00Z or 2026-11-01",
+        message: "crawlaudit: error: invalid value 'yesterday' for '--since <TIME>': \"yesterday\" is not a time: write 2026-11-01T00:00:00Z or 2026-11-01 (see crawlaudit audit --help)",
     },
     Case {
         name: "bad --robots-cache-grace",
         files: &[],
         args: "audit --robots-cache-grace 5x",
-        message: "error: invalid value '5x' for '--robots-cache-grace <DURATION>': \"5x\" is not a duration: write e.g. 24h, 30m, 90s, 2d or 1h30m",
+        message: "crawlaudit: error: invalid value '5x' for '--robots-cache-grace <DURATION>': \"5x\" is not a duration: write e.g. 24h, 30m, 90s, 2d or 1h30m (see crawlaudit audit --help)",
     },
     Case {
         name: "unknown --format",
         files: &[],
         args: "audit --format apache",
-        message: "error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, vhost_common, gandi, json, json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, lighttpd, haproxy, parquet, csv, tsv, nginx:'<log_format>', regex:'<pattern>')",
+        message: "crawlaudit: error: invalid value 'apache' for '--format <FORMAT>': unknown log format \"apache\" (auto, combined, common, vhost_combined, vhost_common, gandi, json, json:cloudflare, json:gcp, json:azure, json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy, lighttpd, haproxy, parquet, csv, tsv, nginx:'<log_format>', regex:'<pattern>') (see crawlaudit audit --help)",
     },
     Case {
         name: "nginx format without a time",
         files: &[],
         args: "audit --format nginx:$remote_addr",
-        message: "error: invalid value 'nginx:$remote_addr' for '--format <FORMAT>': invalid log format \"$remote_addr\": it has no time ($time_local, $time_iso8601 or $msec)",
+        message: "crawlaudit: error: invalid value 'nginx:$remote_addr' for '--format <FORMAT>': invalid log format \"$remote_addr\": it has no time ($time_local, $time_iso8601 or $msec) (see crawlaudit audit --help)",
     },
     Case {
         name: "regex format that is no regex",
         files: &[],
         args: r"audit --format regex:(?P<time>\S+)\s(?P<uri>[^\s+)",
-        message: r"error: invalid value 'regex:(?P<time>\S+)\s(?P<uri>[^\s+)' for '--format <FORMAT>': regex: invalid pattern: unclosed character class at character 24",
+        message: r"crawlaudit: error: invalid value 'regex:(?P<time>\S+)\s(?P<uri>[^\s+)' for '--format <FORMAT>': regex: invalid pattern: unclosed character class at character 24 (see crawlaudit audit --help)",
     },
     Case {
         name: "regex format with an unknown group name",
         files: &[],
         args: r"audit --format regex:(?P<time>\S+)\s(?P<url>\S+)",
-        message: r#"error: invalid value 'regex:(?P<time>\S+)\s(?P<url>\S+)' for '--format <FORMAT>': regex: unknown group name "url" (fields: time, ip, method, uri, request, protocol, status, bytes, referer, user_agent, host; a time in parts: year, month, day, hour, minute, second, zone; write other groups as (?:...))"#,
+        message: r#"crawlaudit: error: invalid value 'regex:(?P<time>\S+)\s(?P<url>\S+)' for '--format <FORMAT>': regex: unknown group name "url" (fields: time, ip, method, uri, request, protocol, status, bytes, referer, user_agent, host; a time in parts: year, month, day, hour, minute, second, zone; write other groups as (?:...)) (see crawlaudit audit --help)"#,
     },
     Case {
         name: "regex format without a time",
         files: &[],
         args: r"audit --format regex:(?P<ip>\S+)\s(?P<uri>\S+)",
-        message: r"error: invalid value 'regex:(?P<ip>\S+)\s(?P<uri>\S+)' for '--format <FORMAT>': regex: no time: name a (?P<time>...) group, or year, month, day, hour and minute groups",
+        message: r"crawlaudit: error: invalid value 'regex:(?P<ip>\S+)\s(?P<uri>\S+)' for '--format <FORMAT>': regex: no time: name a (?P<time>...) group, or year, month, day, hour and minute groups (see crawlaudit audit --help)",
     },
     Case {
         name: "regex format without a request",
         files: &[],
         args: r"audit --format regex:(?P<time>\S+)\s(?P<status>\d+)",
-        message: r"error: invalid value 'regex:(?P<time>\S+)\s(?P<status>\d+)' for '--format <FORMAT>': regex: no request: name a (?P<request>...) group (`GET /path HTTP/1.1`) or a (?P<uri>...) group",
+        message: r"crawlaudit: error: invalid value 'regex:(?P<time>\S+)\s(?P<status>\d+)' for '--format <FORMAT>': regex: no request: name a (?P<request>...) group (`GET /path HTTP/1.1`) or a (?P<uri>...) group (see crawlaudit audit --help)",
     },
     Case {
         name: "csv log with an unknown --csv-fields column",
@@ -299,6 +300,33 @@ const CASES: &[Case] = &[
         args: "rules --agent Googlebot --snapshot {demo}/snapshot --at never /a",
         message: "crawlaudit: error: --at \"never\" is not a time: write 2026-11-01T12:00:00Z or 2026-11-01: failed to parse four digit integer as year: invalid digit, expected 0-9 but got n",
     },
+    Case {
+        name: "a robots.txt given as the snapshot",
+        files: &[
+            ("a.log", LINE.as_bytes()),
+            ("robots.txt", b"User-agent: *\nDisallow: /x\n"),
+        ],
+        args: "audit {dir}/a.log --snapshot {dir}/robots.txt",
+        message: "crawlaudit: error: {dir}/robots.txt: not a snapshot: a snapshot is a directory with one folder per site (SNAPSHOT/example.com/robots.txt, optional SNAPSHOT/example.com/robots/ history and pages.jsonl) or WARC files (.warc, .warc.gz); to audit against one robots.txt, put it at SNAPSHOT/HOST/robots.txt and give --snapshot SNAPSHOT",
+    },
+    Case {
+        name: "--out names a file",
+        files: &[("a.log", LINE.as_bytes()), ("precious.html", b"mine")],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --out {dir}/precious.html",
+        message: "crawlaudit: error: --out {dir}/precious.html: a file, not a report directory: crawlaudit writes a directory and never replaces a file; choose another --out",
+    },
+    Case {
+        name: "no log could be read",
+        files: &[("a.log.bz2", b"BZh91AY&SY")],
+        args: "audit {dir}/a.log.bz2 --snapshot {demo}/snapshot --out {dir}/r --allow-partial",
+        message: "crawlaudit: error: {dir}/a.log.bz2: the bzip2 stream is corrupt or truncated near compressed byte 10 (decompression not finished but EOF reached): the lines before it were used; give --allow-partial to accept them",
+    },
+    Case {
+        name: "an unknown option",
+        files: &[],
+        args: "audit --bogus",
+        message: "crawlaudit: error: unexpected argument '--bogus' found; a similar argument exists: '--bots' (see crawlaudit audit --help)",
+    },
 ];
 
 fn write_files(dir: &Path, files: &[(&str, &[u8])]) {
@@ -332,7 +360,11 @@ fn every_user_error_has_its_pinned_message() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let first = stderr.lines().next().unwrap_or("");
+        // The error's line (warnings may come before it).
+        let first = stderr
+            .lines()
+            .find(|l| l.starts_with("crawlaudit: error:"))
+            .unwrap_or_else(|| stderr.lines().next().unwrap_or(""));
         let want = case.message.replace("{dir}", d);
         if out.status.code() != Some(2) || first != want {
             failures.push(format!(
@@ -405,11 +437,101 @@ fn a_truncated_gzip_log_names_the_file_and_the_offset() {
         path.display(),
         gz.len() / 2
     );
-    assert!(stderr.starts_with(&want), "want {want}... got {stderr}");
+    let error = stderr
+        .lines()
+        .find(|l| l.starts_with("crawlaudit: error:"))
+        .unwrap_or_default();
+    assert!(error.starts_with(&want), "want {want}... got {stderr}");
     assert!(
-        stderr
-            .trim_end()
-            .ends_with("): the lines before it were used; give --allow-partial to accept them"),
+        error.ends_with("): the lines before it were used; give --allow-partial to accept them"),
         "{stderr}"
     );
+}
+
+/// The warnings (exit 0, the report written): each pinned as a line of
+/// stderr and kept in `summary.json`'s `warnings`. `{dir}` and `{demo}` as
+/// in [`CASES`].
+const WARNINGS: &[Case] = &[
+    Case {
+        name: "no --ip-ranges",
+        files: &[("a.log", LINE.as_bytes())],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot",
+        message: "crawlaudit: warning: no --ip-ranges: claimed crawlers are not checked against their published addresses, so impersonators are not found (verified is null)",
+    },
+    Case {
+        name: "--site not in the snapshot",
+        files: &[("c.log", COMBINED.as_bytes())],
+        args: "audit {dir}/c.log --snapshot {demo}/snapshot --site nope.example",
+        message: "crawlaudit: warning: --site nope.example is not a host of the snapshot (blog.example, shop.example): requests without a host are charged to it and not judged (unknown-host)",
+    },
+    Case {
+        name: "host-less lines with a two-host snapshot",
+        files: &[("c.log", COMBINED.as_bytes())],
+        args: "audit {dir}/c.log --snapshot {demo}/snapshot",
+        message: "crawlaudit: warning: 2 requests name no host and the snapshot describes 2 hosts (blog.example, shop.example): they were not judged; give --site HOST to say which site the log is of",
+    },
+    Case {
+        name: "a window without requests",
+        files: &[("a.log", LINE.as_bytes())],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --since 2030-01-01",
+        message: "crawlaudit: warning: no request falls in the window (2030-01-01T00:00:00Z to the end): all 1 requests were outside it",
+    },
+    Case {
+        name: "many bad lines",
+        files: &[("a.log", BAD_LINES.as_bytes())],
+        args: "audit {dir}/a.log --snapshot {demo}/snapshot --format vhost_combined",
+        message: "crawlaudit: warning: {dir}/a.log: 1 of 2 lines (50.0%) could not be read as vhost_combined: is --format right? (samples in summary.json)",
+    },
+    Case {
+        name: "no --snapshot",
+        files: &[("a.log", LINE.as_bytes())],
+        args: "audit {dir}/a.log",
+        message: "crawlaudit: warning: no --snapshot: no host can be judged; only findings are reported",
+    },
+];
+
+/// Two combined lines (no host) of a crawler.
+const COMBINED: &str = "192.0.2.1 - - [01/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"GPTBot/1.2\"\n192.0.2.1 - - [01/Nov/2026:10:00:01 +0000] \"GET /x HTTP/1.1\" 200 1 \"-\" \"GPTBot/1.2\"\n";
+
+/// One good line, one that is not a log line.
+const BAD_LINES: &str = "shop.example:443 192.0.2.1 - - [01/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"x\"\nnot a log line\n";
+
+#[test]
+fn every_warning_has_its_pinned_message() {
+    let mut failures = Vec::new();
+    for (i, case) in WARNINGS.iter().enumerate() {
+        let dir = common::fresh_dir(&format!("warnings-{i}"));
+        write_files(&dir, case.files);
+        let d = dir.to_str().unwrap();
+        let mut args: Vec<String> = case
+            .args
+            .split(' ')
+            .map(|a| a.replace("{dir}", d).replace("{demo}", DEMO))
+            .collect();
+        args.extend(["--quiet".into(), "--out".into(), format!("{d}/out")]);
+        let out = Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
+            .args(&args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let want = case.message.replace("{dir}", d);
+        let summary: serde_json::Value = std::fs::read(dir.join("out/summary.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        let kept = summary["warnings"].as_array().is_some_and(|w| {
+            w.iter().any(|w| {
+                Some(w.as_str().unwrap_or("")) == want.strip_prefix("crawlaudit: warning: ")
+            })
+        });
+        if out.status.code() != Some(0) || !stderr.lines().any(|l| l == want) || !kept {
+            failures.push(format!(
+                "{}: exit {:?}, in summary.json: {kept}\n  want: {want}\n  got:  {stderr}",
+                case.name,
+                out.status.code()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

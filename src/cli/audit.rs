@@ -226,6 +226,86 @@ fn parse_include(list: &str) -> anyhow::Result<Vec<String>> {
 }
 
 /// Runs `audit`.
+/// The share of a file's lines that may be bad before a warning asks
+/// whether `--format` is right (1%).
+const BAD_LINES_WARNING: f64 = 0.01;
+
+/// What the reader should know to trust the numbers, found by the run:
+/// no snapshot, a `--site` the snapshot does not describe, lines without
+/// a host that several snapshot hosts could own, a window without
+/// requests, a file with many bad lines, no `--ip-ranges`. Printed on
+/// stderr and kept in `summary.json`'s `warnings`.
+fn run_warnings(
+    ctx: &Context,
+    args: &Args,
+    counts: &crawlaudit::replay::Counts,
+    files: &[crawlaudit::logs::FileReport],
+    no_ranges: bool,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let hosts: Vec<&str> = ctx.snapshot().hosts().map(|(h, _)| h).collect();
+    if args.snapshot.is_empty() && !args.logs.is_empty() {
+        warnings
+            .push("no --snapshot: no host can be judged; only findings are reported".to_string());
+    }
+    if let Some(site) = &args.site {
+        if !hosts.is_empty() && ctx.snapshot().host(site).is_none() {
+            warnings.push(format!(
+                "--site {site} is not a host of the snapshot ({}): requests without a host are charged to it and not judged (unknown-host)",
+                shown_hosts(&hosts)
+            ));
+        }
+    }
+    if counts.no_host > 0 {
+        warnings.push(format!(
+            "{} requests name no host and the snapshot describes {} hosts ({}): they were not judged; give --site HOST to say which site the log is of",
+            counts.no_host,
+            hosts.len(),
+            shown_hosts(&hosts)
+        ));
+    }
+    if (args.since.is_some() || args.until.is_some())
+        && counts.requests > 0
+        && counts.outside_window == counts.requests
+    {
+        warnings.push(format!(
+            "no request falls in the window ({} to {}): all {} requests were outside it",
+            args.since
+                .map_or_else(|| "the start".to_string(), format_time),
+            args.until
+                .map_or_else(|| "the end".to_string(), format_time),
+            counts.requests
+        ));
+    }
+    for f in files {
+        if f.lines > 0 && f.bad as f64 > f.lines as f64 * BAD_LINES_WARNING {
+            warnings.push(format!(
+                "{}: {} of {} lines ({:.1}%) could not be read as {}: is --format right? (samples in summary.json)",
+                f.path,
+                f.bad,
+                f.lines,
+                f.bad as f64 * 100.0 / f.lines as f64,
+                f.format
+            ));
+        }
+    }
+    if no_ranges {
+        warnings.push(
+            "no --ip-ranges: claimed crawlers are not checked against their published addresses, so impersonators are not found (verified is null)".to_string(),
+        );
+    }
+    warnings
+}
+
+/// Up to five host names, then how many more.
+fn shown_hosts(hosts: &[&str]) -> String {
+    let mut shown = hosts.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+    if hosts.len() > 5 {
+        shown.push_str(&format!(" and {} more", hosts.len() - 5));
+    }
+    shown
+}
+
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let formats = parse_formats(&args.output_formats)?;
@@ -285,12 +365,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let snapshot = Snapshot::load(&snapshot_paths)?;
-    if snapshot_paths.is_empty() {
-        let _ = writeln!(
-            super::term::stderr(),
-            "crawlaudit: warning: no --snapshot: no host can be judged; only findings are reported"
-        );
-    }
     if let (Some(since), Some(until)) = (args.since, args.until) {
         if since >= until {
             bail!("--since is not before --until: the audit window would be empty");
@@ -402,7 +476,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             ranges_dir.as_ref().map(|d| d.display().to_string())
         }),
     );
+    let warnings = run_warnings(&ctx, args, &outcome.counts, &files, ranges_dir.is_none());
+    let rule_groups = ctx.rule_groups(&outcome.violations);
     let run_info = RunInfo {
+        warnings,
+        rule_groups,
         inputs: files.clone(),
         snapshots: if demo.is_some() {
             vec!["(bundled demo)".into()]

@@ -66,10 +66,54 @@ fn capped_threads(asked: usize) -> usize {
         .min(MAX_THREADS)
 }
 
+/// A command line clap refused, in one line on stderr (its own text runs
+/// to several, with a usage line that may show an option as required),
+/// exit code 2; help and version are printed as clap prints them.
+fn argument_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            ExitCode::from(EXIT_INPUT_ERROR)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let text = e.render().to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ");
+    let tips: Vec<&str> = lines.filter_map(|l| l.strip_prefix("tip: ")).collect();
+    let command = std::env::args()
+        .nth(1)
+        .filter(|c| ["audit", "check", "rules", "logs", "merge", "ranges"].contains(&c.as_str()))
+        .map_or_else(
+            || "crawlaudit --help".to_string(),
+            |c| format!("crawlaudit {c} --help"),
+        );
+    let mut line = format!("crawlaudit: error: {first}");
+    for tip in tips {
+        line.push_str(&format!("; {tip}"));
+    }
+    line.push_str(&format!(" (see {command})"));
+    let _ = writeln!(term::stderr(), "{line}");
+    ExitCode::from(EXIT_INPUT_ERROR)
+}
+
 /// Runs the command line and returns the process exit code: 0 on success,
 /// 2 on a usage or input error (with a one-line message on stderr).
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return argument_error(&e),
+    };
     if let Some(asked) = cli.threads {
         let n = capped_threads(asked);
         if n < asked {
@@ -123,7 +167,7 @@ pub(crate) fn print_summary(report: &Report, out: &Path, demo: bool) -> anyhow::
     if demo {
         writeln!(
             o,
-            "auditing the bundled demo (fixtures/demo: two sites, one week of logs); give logs and --snapshot to audit yours"
+            "auditing the bundled demo (two sites, one week): crawlaudit audit fixtures/demo/access.log --snapshot fixtures/demo/snapshot --ip-ranges fixtures/demo/ip-ranges; give logs and --snapshot to audit yours"
         )?;
     }
     writeln!(
@@ -151,28 +195,48 @@ pub(crate) fn print_summary(report: &Report, out: &Path, demo: bool) -> anyhow::
             "not counted above: {n} violations of {category} crawlers, which the site configures itself (--include {category} counts them; they are in the tables)"
         )?;
     }
-    let findings = report.finding_rows_by_kind()?;
-    if !findings.is_empty() {
-        let shown: Vec<String> = findings.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    // The summary's numbers (what the findings cover), with the findings
+    // table's rows beside them.
+    let rows = report.finding_rows_by_kind()?;
+    if !s.findings.is_empty() {
+        let shown: Vec<String> = s
+            .findings
+            .iter()
+            .map(|(k, n)| {
+                let r = rows.get(k).copied().unwrap_or(0);
+                format!("{n} {k} ({r} row{})", if r == 1 { "" } else { "s" })
+            })
+            .collect();
         writeln!(o, "findings: {}", shown.join(", "))?;
     }
     let crawlers = report.crawler_rows()?;
     writeln!(o)?;
     writeln!(
         o,
-        "{:<28} {:>9} {:>9} {:>12} {:>8} {:>8}",
-        "crawler", "requests", "disallow", "crawl-delay", "noindex", "unavail."
+        "{:<28} {:<10} {:>9} {:>9} {:>12} {:>8} {:>8}",
+        "crawler", "verified", "requests", "disallow", "crawl-delay", "noindex", "unavail."
     )?;
     for row in crawlers.iter().take(10) {
-        let name = if row.crawler.chars().count() > 28 {
-            format!("{}…", row.crawler.chars().take(27).collect::<String>())
+        // The verification has its own column: a long name is cut, never
+        // the word that says it is unverified.
+        let name = row
+            .crawler
+            .strip_suffix(crawlaudit::replay::UNVERIFIED_SUFFIX)
+            .unwrap_or(&row.crawler);
+        let name = if name.chars().count() > 28 {
+            format!("{}…", name.chars().take(27).collect::<String>())
         } else {
-            row.crawler.clone()
+            name.to_string()
+        };
+        let verified = match row.verified {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "unknown",
         };
         let [disallow, crawl_delay, noindex, unavailable_after] = row.violations;
         writeln!(
             o,
-            "{name:<28} {:>9} {disallow:>9} {crawl_delay:>12} {noindex:>8} {unavailable_after:>8}",
+            "{name:<28} {verified:<10} {:>9} {disallow:>9} {crawl_delay:>12} {noindex:>8} {unavailable_after:>8}",
             row.requests
         )?;
     }

@@ -351,6 +351,42 @@ impl Context {
         &self.settings
     }
 
+    /// The group a violation's rule belongs to, as its `User-agent`
+    /// lines (`User-agent: GPTBot, ChatGPT-User`): looked up in robots.txt
+    /// version `version` of `host` at `line`.
+    pub fn rule_group(&self, host: &str, version: &str, line: u32) -> Option<String> {
+        let timeline = self.snapshot.host(host)?;
+        let v = timeline
+            .robots_versions()
+            .iter()
+            .find(|v| v.name() == version)?;
+        match v.answer() {
+            crate::snapshot::RobotsAnswer::Rules(robots) => robots
+                .agents_of_line(line)
+                .map(|agents| format!("User-agent: {}", agents.join(", "))),
+            _ => None,
+        }
+    }
+
+    /// The groups of the rules `violations` name, keyed by host, version
+    /// and line (for the report's evidence).
+    pub fn rule_groups(&self, violations: &Violations) -> BTreeMap<(String, String, u32), String> {
+        let mut seen: std::collections::HashSet<(&str, &str, u32)> =
+            std::collections::HashSet::new();
+        let mut groups = BTreeMap::new();
+        for v in violations.iter() {
+            let (Some(version), Some(line)) = (v.robots_version(), v.rule_line()) else {
+                continue;
+            };
+            if seen.insert((v.host(), version, line)) {
+                if let Some(group) = self.rule_group(v.host(), version, line) {
+                    groups.insert((v.host().to_string(), version.to_string(), line), group);
+                }
+            }
+        }
+        groups
+    }
+
     /// The host used for lines that carry none.
     pub fn default_host(&self) -> Option<&str> {
         self.default_host.as_deref()
@@ -438,9 +474,13 @@ fn referer_host(referer: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 /// (an impersonator, or, where the ranges were made too long before or
 /// after the request to tell, a claim that cannot be verified: never the
 /// real crawler's either way).
+/// What a crawler's name is followed by in the identity of a request
+/// from outside its published ranges (`Googlebot (unverified)`).
+pub const UNVERIFIED_SUFFIX: &str = " (unverified)";
+
 pub(crate) fn identity_of(crawler: &Crawler, outside_ranges: bool) -> String {
     if outside_ranges {
-        format!("{} (unverified)", crawler.name())
+        format!("{}{UNVERIFIED_SUFFIX}", crawler.name())
     } else {
         crawler.name().to_string()
     }

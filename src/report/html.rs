@@ -167,6 +167,7 @@ pub(super) fn data(
     report: &Report,
     findings: &[Finding],
     left_out: &[&str],
+    rule_groups: &BTreeMap<(String, String, u32), String>,
 ) -> Result<Value, ReportError> {
     let s = &report.summary;
     let who = &report.who;
@@ -277,7 +278,12 @@ pub(super) fn data(
                 "rule": clip(k.3),
                 "line": k.4,
                 "version": k.5,
-                "group": Value::Null,
+                "group": match (k.5, k.4) {
+                    (Some(version), Some(line)) => rule_groups
+                        .get(&(k.2.to_string(), version.to_string(), line))
+                        .map(|g| clip(g)),
+                    _ => None,
+                },
                 "count": g.count,
                 "first": time(g.first),
                 "last": time(g.last),

@@ -60,6 +60,8 @@ struct ShardSummary {
     requests: Counts,
     settings: BTreeMap<String, Value>,
     run: ShardRun,
+    #[serde(default)]
+    warnings: Vec<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -68,6 +70,8 @@ struct ShardInfo {
     count: u64,
     #[serde(default)]
     categories: BTreeMap<String, String>,
+    #[serde(default)]
+    rule_groups: Vec<super::RuleGroup>,
 }
 
 #[derive(serde::Deserialize)]
@@ -266,6 +270,21 @@ impl Report {
         // As a run sorts them (stably: rows equal in the sort keys are of
         // one host, so of one shard, and keep that shard's order).
         sort_rows(&mut violations, &mut findings);
+        // The shards' run warnings, each once (the range files' are the
+        // report's own, made again from the merged window).
+        let mut warnings: Vec<String> = Vec::new();
+        for s in &shards {
+            for w in &s.typed.warnings {
+                if !w.starts_with(super::RANGE_WARNING) && !warnings.contains(w) {
+                    warnings.push(w.clone());
+                }
+            }
+        }
+        let rule_groups: BTreeMap<(String, String, u32), String> = shards
+            .iter()
+            .flat_map(|s| &s.typed.shard.rule_groups)
+            .map(|g| ((g.host.clone(), g.version.clone(), g.line), g.group.clone()))
+            .collect();
         let first = &first.typed;
         let inputs = super::Inputs::of(&first.inputs.files, &first.inputs.snapshots)
             .with_ip_ranges(first.inputs.ip_ranges.clone());
@@ -291,6 +310,8 @@ impl Report {
                 counts: &counts,
                 inputs,
                 settings: &first.settings,
+                warnings: &warnings,
+                rule_groups: &rule_groups,
                 seconds,
                 shard: None,
             })

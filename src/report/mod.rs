@@ -23,8 +23,8 @@ use out_dir::Writeback;
 pub use out_dir::{MARKER, check_out};
 pub use state::{read_state, write_state};
 pub use summary::{
-    Fault, Inputs, RangeFile, RunTime, ShardPart, Summary, Tool, TopCrawler, ViolationTotals,
-    Window,
+    Fault, Inputs, RangeFile, RuleGroup, RunTime, ShardPart, Summary, Tool, TopCrawler,
+    ViolationTotals, Window,
 };
 pub use tables::{
     CRAWLER_COLUMNS, CrawlerRow, DAILY_COLUMNS, FINDING_COLUMNS, VIOLATION_COLUMNS, Who,
@@ -184,6 +184,13 @@ pub struct RunInfo {
     pub shard: Option<Shard>,
     /// The `--ip-ranges` files loaded, with when each was made.
     pub ip_ranges: Vec<RangeFile>,
+    /// What the run found the reader should know (no `--ip-ranges`, a
+    /// `--site` the snapshot lacks, ...): `summary.json`'s `warnings`,
+    /// before the report's own.
+    pub warnings: Vec<String>,
+    /// The robots.txt groups of the violated rules, keyed by host,
+    /// version and line ([`crate::replay::Context::rule_groups`]).
+    pub rule_groups: BTreeMap<(String, String, u32), String>,
 }
 
 /// The categories whose violations the headline leaves out: those left
@@ -202,6 +209,9 @@ fn left_out_categories(settings: &BTreeMap<String, Value>) -> Vec<&'static str> 
         .collect()
 }
 
+/// How a range file's warning starts.
+const RANGE_WARNING: &str = "IP range file";
+
 /// A warning for each range file made more than
 /// [`crate::bots::RANGES_VALID_FOR`] before the first crawler request or
 /// after the last (`span`): outside it, a claimed crawler from outside the
@@ -216,7 +226,7 @@ fn range_warnings(files: &[RangeFile], (first, last): (i64, i64)) -> Vec<String>
             let (from, until) = (made.saturating_sub(valid), made.saturating_add(valid));
             (first < from || last > until).then(|| {
                 format!(
-                    "IP range file {} was made {created}, but the log's crawler requests run from {} to {}: it tells impersonators only from {} to {} (30 days either side); a claimed crawler from outside its ranges at other times is reported unverified (verified null), not as an impersonator",
+                    "{RANGE_WARNING} {} was made {created}, but the log's crawler requests run from {} to {}: it tells impersonators only from {} to {} (30 days either side); a claimed crawler from outside its ranges at other times is reported unverified (verified null), not as an impersonator",
                     f.file,
                     format_time(first),
                     format_time(last),
@@ -266,6 +276,10 @@ struct Parts<'a> {
     /// `summary.json`'s `inputs`.
     inputs: Inputs,
     settings: &'a BTreeMap<String, Value>,
+    /// The run's warnings.
+    warnings: &'a [String],
+    /// The violated rules' groups.
+    rule_groups: &'a BTreeMap<(String, String, u32), String>,
     seconds: f64,
     shard: Option<Shard>,
 }
@@ -326,6 +340,8 @@ impl Report {
             counts: &outcome.counts,
             inputs,
             settings: &run.settings,
+            warnings: &run.warnings,
+            rule_groups: &run.rule_groups,
             seconds: run.seconds,
             shard: run.shard,
         })
@@ -380,9 +396,10 @@ impl Report {
             first: format_time(a),
             last: format_time(b),
         });
-        let warnings = span.map_or_else(Vec::new, |span| {
-            range_warnings(&parts.inputs.ip_ranges, span)
-        });
+        let mut warnings = parts.warnings.to_vec();
+        if let Some(span) = span {
+            warnings.extend(range_warnings(&parts.inputs.ip_ranges, span));
+        }
         let top_crawlers = crawler_rows(&crawlers)?
             .iter()
             .filter(|r| !is_left_out(&r.crawler))
@@ -415,6 +432,16 @@ impl Report {
                 index: u64::from(shard.index),
                 count: u64::from(shard.count),
                 categories: parts.categories.clone(),
+                rule_groups: parts
+                    .rule_groups
+                    .iter()
+                    .map(|((host, version, line), group)| RuleGroup {
+                        host: host.clone(),
+                        version: version.clone(),
+                        line: *line,
+                        group: group.clone(),
+                    })
+                    .collect(),
             }),
         };
         let mut report = Report {
@@ -426,7 +453,7 @@ impl Report {
             summary,
             page: Value::Null,
         };
-        report.page = html::data(&report, parts.findings, &left_out)?;
+        report.page = html::data(&report, parts.findings, &left_out, parts.rule_groups)?;
         Ok(report)
     }
 

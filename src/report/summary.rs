@@ -212,6 +212,22 @@ pub struct ShardPart {
     /// Crawler identity to its category.
     #[serde(default)]
     pub categories: BTreeMap<String, String>,
+    /// The robots.txt groups of the violated rules (the page's evidence).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rule_groups: Vec<RuleGroup>,
+}
+
+/// The robots.txt group a violated rule belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleGroup {
+    /// The site.
+    pub host: String,
+    /// The robots.txt version (as the violations table names it).
+    pub version: String,
+    /// The rule's line.
+    pub line: u32,
+    /// Its group's `User-agent` lines (`User-agent: GPTBot, ChatGPT-User`).
+    pub group: String,
 }
 
 impl Summary {
@@ -272,6 +288,7 @@ mod tests {
             index: 0,
             count: 2,
             categories: BTreeMap::new(),
+            rule_groups: Vec::new(),
         });
         assert!(s.to_json().contains("\"shard\""));
     }

@@ -86,6 +86,8 @@ pub struct CrawlerRow {
     pub crawler: String,
     /// Its requests.
     pub requests: u64,
+    /// Verified against published ranges (`None`: no ranges to tell).
+    pub verified: Option<bool>,
     /// Its violations per kind, in [`ViolationKind::ALL`] order.
     pub violations: [u64; 4],
 }
@@ -100,6 +102,7 @@ impl CrawlerRow {
 pub(super) fn crawler_rows(df: &DataFrame) -> PolarsResult<Vec<CrawlerRow>> {
     let names = df.column("crawler")?.str()?;
     let requests = df.column("requests")?.i64()?;
+    let verified = df.column("verified")?.bool()?;
     let kinds = ViolationKind::ALL
         .iter()
         .map(|k| df.column(k.column())?.i64().cloned())
@@ -109,6 +112,7 @@ pub(super) fn crawler_rows(df: &DataFrame) -> PolarsResult<Vec<CrawlerRow>> {
         .map(|i| CrawlerRow {
             crawler: names.get(i).unwrap_or_default().to_string(),
             requests: count(requests.get(i)),
+            verified: verified.get(i),
             violations: std::array::from_fn(|k| count(kinds[k].get(i))),
         })
         .collect())

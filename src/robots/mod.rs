@@ -449,6 +449,18 @@ impl Robots {
         robots
     }
 
+    /// The `User-agent` values of the group a rule or `Crawl-delay` line
+    /// belongs to (`["GPTBot", "ChatGPT-User"]`); `None` when no group
+    /// holds that line.
+    pub fn agents_of_line(&self, line: u32) -> Option<Vec<&str>> {
+        self.blocks
+            .iter()
+            .find(|b| {
+                b.rules.iter().any(|r| r.line == line) || b.delays.iter().any(|d| d.line() == line)
+            })
+            .map(|b| b.agents.iter().map(|a| a.written.as_str()).collect())
+    }
+
     /// The group that applies to a crawler whose robots.txt product tokens
     /// are `tokens`, in order of preference (`["Googlebot-Image",
     /// "Googlebot"]`), exactly as Google's reference matcher selects it:

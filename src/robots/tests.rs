@@ -607,3 +607,15 @@ fn a_token_with_digits_selects_the_group_written_for_it() {
     );
     assert!(!g.group(&["Googlebot-News"]).check(b"/n/").allowed());
 }
+
+#[test]
+fn a_rules_line_names_its_group() {
+    let r = Robots::parse(
+        b"User-agent: GPTBot\nUser-agent: CCBot\nDisallow: /\n\nUser-agent: *\nCrawl-delay: 5\nDisallow: /x\n",
+    );
+    assert_eq!(r.agents_of_line(3), Some(vec!["GPTBot", "CCBot"]));
+    assert_eq!(r.agents_of_line(6), Some(vec!["*"]), "a Crawl-delay line");
+    assert_eq!(r.agents_of_line(7), Some(vec!["*"]));
+    assert_eq!(r.agents_of_line(1), None, "a User-agent line is no rule");
+    assert_eq!(r.agents_of_line(99), None);
+}

@@ -400,6 +400,17 @@ pub struct Snapshot {
     pub(crate) warc: Vec<(String, WarcStats)>,
 }
 
+/// Does the file start as a WARC record does (`WARC/`), or as gzip (a
+/// WARC compressed per record)?
+fn starts_like_warc(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 5];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    head[..n].starts_with(b"WARC/") || head[..n].starts_with(&[0x1f, 0x8b])
+}
+
 impl Snapshot {
     /// Loads snapshot paths: directories (SPEC 4.1) and WARC or `.warc.gz`
     /// files (SPEC 4.2), merged into one timeline per host.
@@ -437,6 +448,18 @@ impl Snapshot {
                 for f in files {
                     warc::load(&f, &mut snapshot)?;
                 }
+            } else if !warc::is_warc_name(path) && !starts_like_warc(path) {
+                // The likeliest first mistake: one robots.txt given as
+                // the snapshot.
+                return Err(SnapshotError::new(
+                    path,
+                    None,
+                    "not a snapshot: a snapshot is a directory with one folder per site \
+                     (SNAPSHOT/example.com/robots.txt, optional SNAPSHOT/example.com/robots/ \
+                     history and pages.jsonl) or WARC files (.warc, .warc.gz); to audit \
+                     against one robots.txt, put it at SNAPSHOT/HOST/robots.txt and give \
+                     --snapshot SNAPSHOT",
+                ));
             } else {
                 warc::load(path, &mut snapshot)?;
             }
