@@ -13,6 +13,15 @@ use crate::time::format_time;
 use super::judge::Identity;
 use super::{Context, Finding, FindingKind, MAX_UNKNOWN_HOSTS, OTHER_HOSTS, UnknownHosts};
 
+/// `1 request`, `N requests`.
+fn count_of(n: u64) -> String {
+    if n == 1 {
+        "1 request".to_string()
+    } else {
+        format!("{n} requests")
+    }
+}
+
 /// The findings of a host's crawler identities (`seen`, in name order):
 /// `spoofed-agent` when a request of the identity came from outside the
 /// crawler's published ranges (current at its time), `no-robots-fetch` when it never fetched
@@ -34,8 +43,11 @@ pub(super) fn of_identities(host: &str, seen: &[Identity]) -> Vec<Finding> {
                 url: String::new(),
                 count: requests,
                 detail: format!(
-                    "{} requests claim to be {} from outside its published ranges ({}), e.g. from {}",
-                    requests,
+                    "{} to be {} from outside its published ranges ({}), e.g. from {}",
+                    match requests {
+                        1 => "1 request claims".to_string(),
+                        n => format!("{n} requests claim"),
+                    },
                     crawler.name(),
                     crawler.ip_range_files().join(", "),
                     s.activity().sample_ip()
@@ -50,7 +62,7 @@ pub(super) fn of_identities(host: &str, seen: &[Identity]) -> Vec<Finding> {
                 crawler: identity.clone(),
                 url: String::new(),
                 count: requests,
-                detail: format!("{requests} requests, no /robots.txt fetch in the window"),
+                detail: format!("{}, no /robots.txt fetch in the window", count_of(requests)),
             });
         }
     }
@@ -112,7 +124,7 @@ pub(super) fn unknown_hosts(unknown_hosts: UnknownHosts) -> Vec<Finding> {
             crawler: String::new(),
             url: String::new(),
             count: n,
-            detail: format!("{n} requests for a host the snapshot does not describe"),
+            detail: format!("{} for a host the snapshot does not describe", count_of(n)),
         })
         .collect();
     if unknown_hosts.other > 0 {
@@ -264,8 +276,8 @@ impl UserTriggered {
                     user_agent: row.agent.into(),
                     count: row.count,
                     detail: format!(
-                        "{} requests to paths that {rule} ({at}) disallows, {period}; {} fetches for a person and its operator documents that it does not follow robots.txt ({})",
-                        row.count,
+                        "{} to paths that {rule} ({at}) disallows, {period}; {} fetches for a person and its operator documents that it does not follow robots.txt ({})",
+                        count_of(row.count),
                         row.crawler.name(),
                         row.crawler.policy_source().unwrap_or("no source cited")
                     ),

@@ -116,7 +116,8 @@ fn violation_json(v: &ViolationRef<'_>, who: &Who) -> Value {
 }
 
 /// The shortest run of days holding [`PEAK_SHARE`] of `days`' counts:
-/// (first day, last day, share), when it is shorter than the whole span.
+/// (first day, last day, share), when it spans at most half the days from
+/// the first to the last (violations spread evenly have no peak).
 fn peak(days: &BTreeMap<i64, u64>) -> Option<(i64, i64, f64)> {
     let total: u64 = days.values().sum();
     let list: Vec<(i64, u64)> = days.iter().map(|(&d, &n)| (d, n)).collect();
@@ -141,7 +142,8 @@ fn peak(days: &BTreeMap<i64, u64>) -> Option<(i64, i64, f64)> {
         }
     }
     let (a, b, sum) = best?;
-    (b - a < last - first).then(|| (a, b, sum as f64 / total as f64))
+    // A peak only when it is one: at most half the days of the span.
+    ((b - a + 1) * 2 <= last - first + 1).then(|| (a, b, sum as f64 / total as f64))
 }
 
 /// Reads a cell of the crawlers table as JSON.
@@ -574,6 +576,8 @@ mod tests {
         // Spread evenly: no peak.
         let even: BTreeMap<i64, u64> = [(1, 5), (2, 5), (3, 5)].into();
         assert_eq!(peak(&even), None);
+        let month: BTreeMap<i64, u64> = (1..=30).map(|d| (d, 10)).collect();
+        assert_eq!(peak(&month), None, "24 of 30 days is no peak");
         // One day: no peak to name.
         assert_eq!(peak(&[(4, 9)].into()), None);
     }
