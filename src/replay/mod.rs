@@ -371,14 +371,18 @@ impl Context {
     /// The groups of the rules `violations` name, keyed by host, version
     /// and line (for the report's evidence).
     pub fn rule_groups(&self, violations: &Violations) -> BTreeMap<(String, String, u32), String> {
-        let mut seen: std::collections::HashSet<(&str, &str, u32)> =
-            std::collections::HashSet::new();
+        // Rows seen by where their host and version texts are (numbers to
+        // hash, not strings), each looked up once.
+        let at = |t: &str| t.as_ptr() as usize;
+        let mut seen: foldhash::HashSet<(usize, usize, u32)> = foldhash::HashSet::default();
         let mut groups = BTreeMap::new();
         for v in violations.iter() {
             let (Some(version), Some(line)) = (v.robots_version(), v.rule_line()) else {
                 continue;
             };
-            if seen.insert((v.host(), version, line)) {
+            if seen.insert((at(v.host()), at(version), line))
+                && !groups.contains_key(&(v.host().to_string(), version.to_string(), line))
+            {
                 if let Some(group) = self.rule_group(v.host(), version, line) {
                     groups.insert((v.host().to_string(), version.to_string(), line), group);
                 }
@@ -909,7 +913,7 @@ impl<'c> Collector<'c> {
                 request.resolution(),
                 judged.delay.and_then(|seconds| {
                     let (client, method) = (rules.shared(&client), rules.shared(&method));
-                    let agent = rules.shared(&lossy(request.user_agent()));
+                    let agent = rules.shared_agent(request.user_agent());
                     delayed.push(
                         seconds, crawler, verified, &client, &method, &agent, &target, status,
                     )

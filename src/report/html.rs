@@ -175,8 +175,10 @@ pub(super) fn data(
     let who = &report.who;
     let v = &report.violations;
 
-    // One pass over the violations: groups, per-crawler days and hosts,
-    // the chart's days.
+    // One pass over the violations, keyed by where each text is (the
+    // table's texts are shared: a crawler, host or rule is mostly one text
+    // however many rows name it, so a key is a few numbers, not strings to
+    // hash); keys of equal texts are merged after, over the few groups.
     type Key<'a> = (
         &'a str,
         ViolationKind,
@@ -185,23 +187,38 @@ pub(super) fn data(
         Option<u32>,
         Option<&'a str>,
     );
-    let mut groups: HashMap<Key<'_>, Group<'_>> = HashMap::new();
-    let mut crawler_days: HashMap<&str, BTreeMap<i64, u64>> = HashMap::new();
-    let mut crawler_hosts: HashMap<&str, BTreeSet<&str>> = HashMap::new();
-    let mut per_crawler: HashMap<&str, ([u64; 4], i64, i64)> = HashMap::new();
+    let at = |t: &str| t.as_ptr() as usize;
+    // (crawler, kind, host, rule, line, version) by address.
+    type Address = (usize, u8, usize, usize, u32, usize);
+    let mut by_address: HashMap<Address, (Key<'_>, Group<'_>)> = HashMap::new();
+    // (crawler's address, day, kind) to (crawler, violations).
+    let mut by_day: HashMap<(usize, i64, u8), (&str, u64)> = HashMap::new();
     for r in v.iter() {
-        let key = (
-            r.crawler(),
-            r.kind(),
-            r.host(),
-            r.rule(),
-            r.rule_line(),
-            r.robots_version(),
+        let kind = r.kind().index() as u8;
+        let address = (
+            at(r.crawler()),
+            kind,
+            at(r.host()),
+            at(r.rule()),
+            r.rule_line().unwrap_or(u32::MAX),
+            r.robots_version().map_or(0, at),
         );
-        let g = groups.entry(key).or_insert_with(|| Group {
-            first: r.time(),
-            last: r.time(),
-            ..Group::default()
+        let (_, g) = by_address.entry(address).or_insert_with(|| {
+            (
+                (
+                    r.crawler(),
+                    r.kind(),
+                    r.host(),
+                    r.rule(),
+                    r.rule_line(),
+                    r.robots_version(),
+                ),
+                Group {
+                    first: r.time(),
+                    last: r.time(),
+                    ..Group::default()
+                },
+            )
         });
         g.count += 1;
         g.first = g.first.min(r.time());
@@ -209,21 +226,44 @@ pub(super) fn data(
         if g.rows.len() < EXAMPLES * 4 {
             g.rows.push(r);
         }
+        by_day
+            .entry((at(r.crawler()), day_number(r.time()), kind))
+            .or_insert((r.crawler(), 0))
+            .1 += 1;
+    }
+    let mut groups: HashMap<Key<'_>, Group<'_>> = HashMap::new();
+    for (_, (key, g)) in by_address {
+        match groups.get_mut(&key) {
+            None => {
+                groups.insert(key, g);
+            }
+            Some(all) => {
+                all.count += g.count;
+                all.first = all.first.min(g.first);
+                all.last = all.last.max(g.last);
+                all.rows.extend(g.rows);
+                all.rows.sort_by_key(|r| r.time());
+                all.rows.truncate(EXAMPLES * 4);
+            }
+        }
+    }
+    // Per crawler: violations by day, hosts, by kind, first and last.
+    let mut crawler_days: HashMap<&str, BTreeMap<i64, u64>> = HashMap::new();
+    for ((_, day, _), (crawler, n)) in &by_day {
         *crawler_days
-            .entry(r.crawler())
+            .entry(crawler)
             .or_default()
-            .entry(day_number(r.time()))
-            .or_default() += 1;
-        crawler_hosts
-            .entry(r.crawler())
-            .or_default()
-            .insert(r.host());
-        let c = per_crawler
-            .entry(r.crawler())
-            .or_insert(([0; 4], r.time(), r.time()));
-        c.0[r.kind().index()] += 1;
-        c.1 = c.1.min(r.time());
-        c.2 = c.2.max(r.time());
+            .entry(*day)
+            .or_default() += n;
+    }
+    let mut crawler_hosts: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    let mut per_crawler: HashMap<&str, ([u64; 4], i64, i64)> = HashMap::new();
+    for (k, g) in &groups {
+        crawler_hosts.entry(k.0).or_default().insert(k.2);
+        let c = per_crawler.entry(k.0).or_insert(([0; 4], g.first, g.last));
+        c.0[k.1.index()] += g.count;
+        c.1 = c.1.min(g.first);
+        c.2 = c.2.max(g.last);
     }
     let mut groups: Vec<(Key<'_>, Group<'_>)> = groups.into_iter().collect();
     groups.sort_unstable_by(|a, b| {
@@ -437,8 +477,8 @@ pub(super) fn data(
     let chart_crawlers: Vec<&str> = ranked.iter().take(CHART_CRAWLERS).map(|c| c.0).collect();
     let others = ranked.len() > CHART_CRAWLERS;
     let (first_day, last_day) = (
-        v.iter().map(|r| day_number(r.time())).min(),
-        v.iter().map(|r| day_number(r.time())).max(),
+        by_day.keys().map(|k| k.1).min(),
+        by_day.keys().map(|k| k.1).max(),
     );
     let daily = match (first_day, last_day) {
         (Some(a), Some(b)) => {
@@ -450,13 +490,10 @@ pub(super) fn data(
                 .map(|(i, c)| (*c, i))
                 .collect();
             let mut cells: BTreeMap<(i64, usize, usize), u64> = BTreeMap::new();
-            for r in v.iter() {
-                let d = (day_number(r.time()) - a) / bucket;
-                let c = index
-                    .get(r.crawler())
-                    .copied()
-                    .unwrap_or(chart_crawlers.len());
-                *cells.entry((d, c, r.kind().index())).or_default() += 1;
+            for ((_, day, kind), (crawler, count)) in &by_day {
+                let d = (day - a) / bucket;
+                let c = index.get(crawler).copied().unwrap_or(chart_crawlers.len());
+                *cells.entry((d, c, usize::from(*kind))).or_default() += count;
             }
             let mut names: Vec<&str> = chart_crawlers.clone();
             if others {

@@ -535,11 +535,23 @@ pub(super) fn daily_frame(
                 .0 += n;
         }
     }
+    // Counted by where the host and crawler texts are (a few numbers to
+    // hash per row, not two strings to compare along a tree), then named.
+    let at = |t: &str| t.as_ptr() as usize;
+    type Named<'a> = (&'a str, &'a str, [u64; 4]);
+    let mut by_address: foldhash::HashMap<(i64, usize, usize), Named<'_>> =
+        foldhash::HashMap::default();
     for v in violations.iter() {
-        groups
-            .entry((v.time().div_euclid(day), v.host(), v.crawler()))
-            .or_default()
-            .1[v.kind().index()] += 1;
+        by_address
+            .entry((v.time().div_euclid(day), at(v.host()), at(v.crawler())))
+            .or_insert((v.host(), v.crawler(), [0; 4]))
+            .2[v.kind().index()] += 1;
+    }
+    for ((days, _, _), (host, crawler, counts)) in by_address {
+        let group = &mut groups.entry((days, host, crawler)).or_default().1;
+        for (all, n) in group.iter_mut().zip(counts) {
+            *all += n;
+        }
     }
     let mut kinds: Vec<ViolationKind> = ViolationKind::ALL.to_vec();
     kinds.sort_by_key(|k| k.as_str());
