@@ -477,10 +477,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }),
     );
     let warnings = run_warnings(&ctx, args, &outcome.counts, &files, ranges_dir.is_none());
-    let rule_groups = ctx.rule_groups(&outcome.violations);
     let run_info = RunInfo {
         warnings,
-        rule_groups,
         inputs: files.clone(),
         snapshots: if demo.is_some() {
             vec!["(bundled demo)".into()]
@@ -505,7 +503,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     // The rows are freed as their table is built.
-    let report = Report::build_taking_rows(&mut outcome, &run_info)?;
+    let mut report = Report::build_taking_rows(&mut outcome, &run_info)?;
+    report.name_rule_groups(|host, version, line| ctx.rule_group(host, version, line));
     // The headline's totals: monitors' rows only with `--include monitor`.
     let matched: u64 = ViolationKind::ALL
         .into_iter()

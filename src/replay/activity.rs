@@ -239,11 +239,15 @@ pub(crate) struct Activity {
     last_robots: Option<i64>,
     /// Any request verified ([`any_verified`]).
     verified: Option<bool>,
-    /// The first request with a client address: its time, address and
-    /// User-Agent.
-    sample: Option<(i64, Box<str>, Box<str>)>,
-    /// Requests per UTC day: (the day's number since 1970, requests), in
-    /// the order the days were met (a log is mostly one day or a few).
+    /// The first request with a client address: its time, its address
+    /// and User-Agent in one text (one allocation), and where the address
+    /// ends in it.
+    sample: Option<(i64, Box<str>, usize)>,
+    /// Requests on the day met first: (the day's number since 1970,
+    /// requests); a chunk's requests are mostly of one day.
+    day: (i32, u64),
+    /// Requests on other days, in the order met (empty, so never
+    /// allocated, for most activities).
     days: Vec<(i32, u64)>,
     /// Every request in file order, when a Crawl-delay may apply.
     steps: Option<Vec<Step>>,
@@ -262,6 +266,7 @@ impl Activity {
             last_robots: None,
             verified: seen.verified,
             sample: None,
+            day: (day_of(seen.time), 0),
             days: Vec::new(),
             steps: steps.then(Vec::new),
         }
@@ -287,17 +292,12 @@ impl Activity {
         }
         self.verified = any_verified(self.verified, seen.verified);
         if !seen.client.is_empty() && self.sample.as_ref().is_none_or(|(s, _, _)| t < *s) {
-            self.sample = Some((
-                t,
-                seen.client.into(),
-                String::from_utf8_lossy(seen.user_agent).into(),
-            ));
+            let mut text = String::with_capacity(seen.client.len() + seen.user_agent.len());
+            text.push_str(seen.client);
+            text.push_str(&String::from_utf8_lossy(seen.user_agent));
+            self.sample = Some((t, text.into(), seen.client.len()));
         }
-        let day = day_of(t);
-        match self.days.last_mut() {
-            Some((d, n)) if *d == day => *n += 1,
-            _ => add_day(&mut self.days, day, 1),
-        }
+        self.add_day(day_of(t), 1);
         if let Some(steps) = &mut self.steps {
             steps.push(step());
         }
@@ -322,8 +322,11 @@ impl Activity {
                 self.sample = Some((t, client, agent));
             }
         }
+        if later.day.1 > 0 {
+            self.add_day(later.day.0, later.day.1);
+        }
         for (day, n) in later.days {
-            add_day(&mut self.days, day, n);
+            self.add_day(day, n);
         }
         match (&mut self.steps, later.steps) {
             (Some(mine), Some(theirs)) => mine.extend(theirs),
@@ -381,17 +384,36 @@ impl Activity {
 
     /// The address of the first request that has one.
     pub(crate) fn sample_ip(&self) -> &str {
-        self.sample.as_ref().map_or("", |(_, c, _)| c)
+        self.sample
+            .as_ref()
+            .map_or("", |(_, text, at)| &text[..*at])
     }
 
     /// The User-Agent of the first request that has an address.
     pub(crate) fn sample_agent(&self) -> &str {
-        self.sample.as_ref().map_or("", |(_, _, a)| a)
+        self.sample
+            .as_ref()
+            .map_or("", |(_, text, at)| &text[*at..])
+    }
+
+    /// Adds `n` requests on `day`.
+    fn add_day(&mut self, day: i32, n: u64) {
+        if self.day.0 == day {
+            self.day.1 += n;
+        } else if let Some((_, m)) = self.days.iter_mut().find(|(d, _)| *d == day) {
+            *m += n;
+        } else {
+            self.days.push((day, n));
+        }
     }
 
     /// Requests per UTC day: (days since 1970-01-01, requests), by day.
     pub(crate) fn days(&self) -> Vec<(i64, u64)> {
-        let mut days: Vec<(i64, u64)> = self.days.iter().map(|&(d, n)| (i64::from(d), n)).collect();
+        let mut days: Vec<(i64, u64)> = std::iter::once(self.day)
+            .chain(self.days.iter().copied())
+            .filter(|&(_, n)| n > 0)
+            .map(|(d, n)| (i64::from(d), n))
+            .collect();
         days.sort_unstable();
         days
     }
@@ -410,14 +432,6 @@ impl Activity {
 /// within ±292 years of 1970).
 fn day_of(t: i64) -> i32 {
     i32::try_from(t.div_euclid(crate::time::DAY)).unwrap_or(i32::MAX)
-}
-
-/// Adds `n` requests on `day` to `days`.
-fn add_day(days: &mut Vec<(i32, u64)>, day: i32, n: u64) {
-    match days.iter_mut().find(|(d, _)| *d == day) {
-        Some((_, m)) => *m += n,
-        None => days.push((day, n)),
-    }
 }
 
 #[cfg(test)]

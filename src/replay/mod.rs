@@ -368,29 +368,6 @@ impl Context {
         }
     }
 
-    /// The groups of the rules `violations` name, keyed by host, version
-    /// and line (for the report's evidence).
-    pub fn rule_groups(&self, violations: &Violations) -> BTreeMap<(String, String, u32), String> {
-        // Rows seen by where their host and version texts are (numbers to
-        // hash, not strings), each looked up once.
-        let at = |t: &str| t.as_ptr() as usize;
-        let mut seen: foldhash::HashSet<(usize, usize, u32)> = foldhash::HashSet::default();
-        let mut groups = BTreeMap::new();
-        for v in violations.iter() {
-            let (Some(version), Some(line)) = (v.robots_version(), v.rule_line()) else {
-                continue;
-            };
-            if seen.insert((at(v.host()), at(version), line))
-                && !groups.contains_key(&(v.host().to_string(), version.to_string(), line))
-            {
-                if let Some(group) = self.rule_group(v.host(), version, line) {
-                    groups.insert((v.host().to_string(), version.to_string(), line), group);
-                }
-            }
-        }
-        groups
-    }
-
     /// The host used for lines that carry none.
     pub fn default_host(&self) -> Option<&str> {
         self.default_host.as_deref()

@@ -505,6 +505,16 @@ impl Violations {
         self.range(0..self.len)
     }
 
+    /// Every row, in no particular order (block by block, as they lie in
+    /// memory): for counting, where the order does not matter, faster than
+    /// [`Violations::iter`] on a sorted table, which visits the blocks at
+    /// random.
+    pub fn iter_unordered(&self) -> impl Iterator<Item = ViolationRef<'_>> + '_ {
+        self.blocks
+            .iter()
+            .flat_map(|b| (0..b.rows.len()).map(move |i| b.row(i)))
+    }
+
     /// The rows `range` of the table's order.
     ///
     /// # Panics

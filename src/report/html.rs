@@ -50,7 +50,7 @@ pub const MAX_TEXT: usize = 120;
 const PEAK_SHARE: f64 = 0.8;
 
 /// `text`, cut to [`MAX_TEXT`] characters (`…` marks the cut).
-fn clip(text: &str) -> String {
+pub(super) fn clip(text: &str) -> String {
     match text.char_indices().nth(MAX_TEXT) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
@@ -93,6 +93,28 @@ struct Group<'a> {
 /// Findings of one kind and crawler: what they cover, how many rows, on
 /// which hosts, and the first rows.
 type FindingGroup<'a> = (u64, u64, BTreeSet<&'a str>, Vec<&'a Finding>);
+
+/// A group of violations: crawler, kind, host, rule, line, version.
+type Key<'a> = (
+    &'a str,
+    ViolationKind,
+    &'a str,
+    &'a str,
+    Option<u32>,
+    Option<&'a str>,
+);
+
+/// The group of a violation.
+fn key_of<'a>(r: &ViolationRef<'a>) -> Key<'a> {
+    (
+        r.crawler(),
+        r.kind(),
+        r.host(),
+        r.rule(),
+        r.rule_line(),
+        r.robots_version(),
+    )
+}
 
 /// What the page shows of one violation.
 fn violation_json(v: &ViolationRef<'_>, who: &Who) -> Value {
@@ -169,87 +191,32 @@ pub(super) fn data(
     report: &Report,
     findings: &[Finding],
     left_out: &[&str],
-    rule_groups: &BTreeMap<(String, String, u32), String>,
 ) -> Result<Value, ReportError> {
     let s = &report.summary;
     let who = &report.who;
     let v = &report.violations;
 
-    // One pass over the violations, keyed by where each text is (the
-    // table's texts are shared: a crawler, host or rule is mostly one text
-    // however many rows name it, so a key is a few numbers, not strings to
-    // hash); keys of equal texts are merged after, over the few groups.
-    type Key<'a> = (
-        &'a str,
-        ViolationKind,
-        &'a str,
-        &'a str,
-        Option<u32>,
-        Option<&'a str>,
-    );
-    let at = |t: &str| t.as_ptr() as usize;
-    // (crawler, kind, host, rule, line, version) by address.
-    type Address = (usize, u8, usize, usize, u32, usize);
-    let mut by_address: HashMap<Address, (Key<'_>, Group<'_>)> = HashMap::new();
-    // (crawler's address, day, kind) to (crawler, violations).
-    let mut by_day: HashMap<(usize, i64, u8), (&str, u64)> = HashMap::new();
-    for r in v.iter() {
-        let kind = r.kind().index() as u8;
-        let address = (
-            at(r.crawler()),
-            kind,
-            at(r.host()),
-            at(r.rule()),
-            r.rule_line().unwrap_or(u32::MAX),
-            r.robots_version().map_or(0, at),
-        );
-        let (_, g) = by_address.entry(address).or_insert_with(|| {
-            (
-                (
-                    r.crawler(),
-                    r.kind(),
-                    r.host(),
-                    r.rule(),
-                    r.rule_line(),
-                    r.robots_version(),
-                ),
-                Group {
-                    first: r.time(),
-                    last: r.time(),
-                    ..Group::default()
-                },
-            )
+    // One pass over the violations (in memory order): each group's count,
+    // first and last; each crawler's violations per day and kind.
+    let mut counted: HashMap<Key<'_>, Group<'_>> = HashMap::new();
+    let mut by_day: HashMap<(&str, i64, u8), u64> = HashMap::new();
+    for r in v.iter_unordered() {
+        let g = counted.entry(key_of(&r)).or_insert_with(|| Group {
+            first: r.time(),
+            last: r.time(),
+            ..Group::default()
         });
         g.count += 1;
         g.first = g.first.min(r.time());
         g.last = g.last.max(r.time());
-        if g.rows.len() < EXAMPLES * 4 {
-            g.rows.push(r);
-        }
-        by_day
-            .entry((at(r.crawler()), day_number(r.time()), kind))
-            .or_insert((r.crawler(), 0))
-            .1 += 1;
+        *by_day
+            .entry((r.crawler(), day_number(r.time()), r.kind().index() as u8))
+            .or_default() += 1;
     }
-    let mut groups: HashMap<Key<'_>, Group<'_>> = HashMap::new();
-    for (_, (key, g)) in by_address {
-        match groups.get_mut(&key) {
-            None => {
-                groups.insert(key, g);
-            }
-            Some(all) => {
-                all.count += g.count;
-                all.first = all.first.min(g.first);
-                all.last = all.last.max(g.last);
-                all.rows.extend(g.rows);
-                all.rows.sort_by_key(|r| r.time());
-                all.rows.truncate(EXAMPLES * 4);
-            }
-        }
-    }
+    let groups = counted;
     // Per crawler: violations by day, hosts, by kind, first and last.
     let mut crawler_days: HashMap<&str, BTreeMap<i64, u64>> = HashMap::new();
-    for ((_, day, _), (crawler, n)) in &by_day {
+    for ((crawler, day, _), n) in &by_day {
         *crawler_days
             .entry(crawler)
             .or_default()
@@ -278,6 +245,37 @@ pub(super) fn data(
             ))
         })
     });
+    // The rows of the groups the page may show (the evidence's and the
+    // sample's), in a second pass, in the table's (time) order.
+    let shown = MAX_EVIDENCE.max(MAX_SAMPLE).min(groups.len());
+    let wanted: HashMap<Key<'_>, usize> = groups
+        .iter()
+        .take(shown)
+        .enumerate()
+        .map(|(i, (k, _))| (*k, i))
+        .collect();
+    if !wanted.is_empty() {
+        // Each group's first rows in the table's order (time, then URL
+        // within a group), kept while the rows come in any order.
+        let keep = EXAMPLES * 4;
+        let first = |a: &ViolationRef<'_>, b: &ViolationRef<'_>| {
+            (a.time(), a.url()).cmp(&(b.time(), b.url()))
+        };
+        for r in v.iter_unordered() {
+            if let Some(&i) = wanted.get(&key_of(&r)) {
+                let rows = &mut groups[i].1.rows;
+                rows.push(r);
+                if rows.len() >= keep * 4 {
+                    rows.sort_by(first);
+                    rows.truncate(keep);
+                }
+            }
+        }
+        for (_, g) in groups.iter_mut().take(shown) {
+            g.rows.sort_by(first);
+            g.rows.truncate(keep);
+        }
+    }
     let examples = |g: &Group<'_>| -> Vec<Value> {
         // Distinct URLs first, in time order, then the rest.
         let mut seen = BTreeSet::new();
@@ -320,12 +318,8 @@ pub(super) fn data(
                 "rule": clip(k.3),
                 "line": k.4,
                 "version": k.5,
-                "group": match (k.5, k.4) {
-                    (Some(version), Some(line)) => rule_groups
-                        .get(&(k.2.to_string(), version.to_string(), line))
-                        .map(|g| clip(g)),
-                    _ => None,
-                },
+                // Named by [`Report::name_rule_groups`].
+                "group": Value::Null,
                 "count": g.count,
                 "first": time(g.first),
                 "last": time(g.last),
@@ -490,7 +484,7 @@ pub(super) fn data(
                 .map(|(i, c)| (*c, i))
                 .collect();
             let mut cells: BTreeMap<(i64, usize, usize), u64> = BTreeMap::new();
-            for ((_, day, kind), (crawler, count)) in &by_day {
+            for ((crawler, day, kind), count) in &by_day {
                 let d = (day - a) / bucket;
                 let c = index.get(crawler).copied().unwrap_or(chart_crawlers.len());
                 *cells.entry((d, c, usize::from(*kind))).or_default() += count;

@@ -311,7 +311,6 @@ impl Report {
                 inputs,
                 settings: &first.settings,
                 warnings: &warnings,
-                rule_groups: &rule_groups,
                 seconds,
                 shard: None,
             })
@@ -322,5 +321,14 @@ impl Report {
             ))
         })?
         .map_err(MergeError::from)
+        .map(|mut report| {
+            // The groups each shard named for its page's rules.
+            report.name_rule_groups(|host, version, line| {
+                rule_groups
+                    .get(&(host.to_string(), version.to_string(), line))
+                    .cloned()
+            });
+            report
+        })
     }
 }

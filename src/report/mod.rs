@@ -188,9 +188,6 @@ pub struct RunInfo {
     /// `--site` the snapshot lacks, ...): `summary.json`'s `warnings`,
     /// before the report's own.
     pub warnings: Vec<String>,
-    /// The robots.txt groups of the violated rules, keyed by host,
-    /// version and line ([`crate::replay::Context::rule_groups`]).
-    pub rule_groups: BTreeMap<(String, String, u32), String>,
 }
 
 /// The categories whose violations the headline leaves out: those left
@@ -278,8 +275,6 @@ struct Parts<'a> {
     settings: &'a BTreeMap<String, Value>,
     /// The run's warnings.
     warnings: &'a [String],
-    /// The violated rules' groups.
-    rule_groups: &'a BTreeMap<(String, String, u32), String>,
     seconds: f64,
     shard: Option<Shard>,
 }
@@ -341,7 +336,6 @@ impl Report {
             inputs,
             settings: &run.settings,
             warnings: &run.warnings,
-            rule_groups: &run.rule_groups,
             seconds: run.seconds,
             shard: run.shard,
         })
@@ -372,7 +366,7 @@ impl Report {
         let is_left_out = |crawler: &str| left_out_identities.contains_key(crawler);
         let mut totals = ViolationTotals::default();
         let mut not_counted: BTreeMap<String, u64> = BTreeMap::new();
-        for v in violations.iter() {
+        for v in violations.iter_unordered() {
             match left_out_identities.get(v.crawler()) {
                 Some(category) => *not_counted.entry((*category).to_string()).or_default() += 1,
                 None => totals.add(v.kind()),
@@ -432,16 +426,8 @@ impl Report {
                 index: u64::from(shard.index),
                 count: u64::from(shard.count),
                 categories: parts.categories.clone(),
-                rule_groups: parts
-                    .rule_groups
-                    .iter()
-                    .map(|((host, version, line), group)| RuleGroup {
-                        host: host.clone(),
-                        version: version.clone(),
-                        line: *line,
-                        group: group.clone(),
-                    })
-                    .collect(),
+                // Named with the page's evidence ([`Report::name_rule_groups`]).
+                rule_groups: Vec::new(),
             }),
         };
         let mut report = Report {
@@ -453,8 +439,43 @@ impl Report {
             summary,
             page: Value::Null,
         };
-        report.page = html::data(&report, parts.findings, &left_out, parts.rule_groups)?;
+        report.page = html::data(&report, parts.findings, &left_out)?;
         Ok(report)
+    }
+
+    /// Names the robots.txt group of each rule the page's evidence shows
+    /// (`User-agent: GPTBot, CCBot`), as `lookup` finds it by host,
+    /// robots.txt version and line: looked up for the few rules shown, not
+    /// for every violation. A shard's summary keeps them for `merge`.
+    pub fn name_rule_groups(&mut self, lookup: impl Fn(&str, &str, u32) -> Option<String>) {
+        let mut named = Vec::new();
+        for e in self.page["evidence"]["rows"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
+            let (Some(host), Some(version), Some(line)) = (
+                e["host"].as_str(),
+                e["version"].as_str(),
+                e["line"].as_u64().and_then(|l| u32::try_from(l).ok()),
+            ) else {
+                continue;
+            };
+            if let Some(group) = lookup(host, version, line) {
+                named.push(RuleGroup {
+                    host: host.to_string(),
+                    version: version.to_string(),
+                    line,
+                    group: group.clone(),
+                });
+                e["group"] = Value::String(html::clip(&group));
+            }
+        }
+        if let Some(shard) = &mut self.summary.shard {
+            named.sort_by(|a, b| (&a.host, &a.version, a.line).cmp(&(&b.host, &b.version, b.line)));
+            named.dedup();
+            shard.rule_groups = named;
+        }
     }
 
     /// `report.html`: the page, linking the files `formats` writes.

@@ -524,9 +524,11 @@ pub(super) fn daily_frame(
     activity: &[CrawlerActivity],
     violations: &Violations,
 ) -> PolarsResult<DataFrame> {
-    use std::collections::BTreeMap;
     let day = crate::time::DAY;
-    let mut groups: BTreeMap<(i64, &str, &str), (u64, [u64; 4])> = BTreeMap::new();
+    // Hashed, then sorted once (a tree of string keys would compare
+    // strings at every step for every row).
+    let mut groups: foldhash::HashMap<(i64, &str, &str), (u64, [u64; 4])> =
+        foldhash::HashMap::default();
     for a in activity {
         for &(days, n) in &a.days {
             groups
@@ -535,24 +537,14 @@ pub(super) fn daily_frame(
                 .0 += n;
         }
     }
-    // Counted by where the host and crawler texts are (a few numbers to
-    // hash per row, not two strings to compare along a tree), then named.
-    let at = |t: &str| t.as_ptr() as usize;
-    type Named<'a> = (&'a str, &'a str, [u64; 4]);
-    let mut by_address: foldhash::HashMap<(i64, usize, usize), Named<'_>> =
-        foldhash::HashMap::default();
-    for v in violations.iter() {
-        by_address
-            .entry((v.time().div_euclid(day), at(v.host()), at(v.crawler())))
-            .or_insert((v.host(), v.crawler(), [0; 4]))
-            .2[v.kind().index()] += 1;
+    for v in violations.iter_unordered() {
+        groups
+            .entry((v.time().div_euclid(day), v.host(), v.crawler()))
+            .or_default()
+            .1[v.kind().index()] += 1;
     }
-    for ((days, _, _), (host, crawler, counts)) in by_address {
-        let group = &mut groups.entry((days, host, crawler)).or_default().1;
-        for (all, n) in group.iter_mut().zip(counts) {
-            *all += n;
-        }
-    }
+    let mut groups: Vec<_> = groups.into_iter().collect();
+    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut kinds: Vec<ViolationKind> = ViolationKind::ALL.to_vec();
     kinds.sort_by_key(|k| k.as_str());
     let n = groups.len() * kinds.len();
