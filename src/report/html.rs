@@ -390,12 +390,17 @@ pub(super) fn data(
         .take(MAX_STORIES)
         .map(|&(crawler, total)| {
             let (kinds, first, last) = per_crawler[crawler];
-            let top = groups.iter().find(|(k, _)| k.0 == crawler);
-            let rules: BTreeSet<_> = groups
+            // Its rules over all hosts: (kind, rule, line, version) to the
+            // violations and the hosts; the most violated first.
+            let mut rules: BTreeMap<_, (u64, BTreeSet<&str>)> = BTreeMap::new();
+            for (k, g) in groups.iter().filter(|(k, _)| k.0 == crawler) {
+                let r = rules.entry((k.1.as_str(), k.3, k.4, k.5)).or_default();
+                r.0 += g.count;
+                r.1.insert(k.2);
+            }
+            let top = rules
                 .iter()
-                .filter(|(k, _)| k.0 == crawler)
-                .map(|(k, _)| (k.1.as_str(), k.3, k.4, k.5))
-                .collect();
+                .max_by(|a, b| a.1.0.cmp(&b.1.0).then(b.0.cmp(a.0)));
             let by_kind: serde_json::Map<String, Value> = ViolationKind::ALL
                 .iter()
                 .filter(|k| kinds[k.index()] > 0)
@@ -412,13 +417,15 @@ pub(super) fn data(
                 "last": time(last),
                 "hosts": crawler_hosts.get(crawler).map_or(0, BTreeSet::len),
                 "kinds": by_kind,
-                "rule": top.map(|(k, g)| json!({
-                    "kind": k.1.as_str(),
-                    "rule": clip(k.3),
-                    "line": k.4,
-                    "version": k.5,
-                    "host": k.2,
-                    "count": g.count,
+                "rule": top.map(|((kind, rule, line, version), (count, hosts))| json!({
+                    "kind": kind,
+                    "rule": clip(rule),
+                    "line": line,
+                    "version": version,
+                    // The host when one, else how many.
+                    "host": (hosts.len() == 1).then(|| hosts.iter().next()).flatten(),
+                    "hosts": hosts.len(),
+                    "count": count,
                 })),
                 "rules": rules.len(),
                 "peak": crawler_days.get(crawler).and_then(peak).map(|(a, b, share)| json!({

@@ -887,3 +887,41 @@ fn the_page_stays_under_a_megabyte_at_every_cap() {
             .ends_with('…')
     );
 }
+
+/// A crawler's sentence names its most violated rule over all hosts: one
+/// rule broken on two hosts is one rule, "on 2 hosts", not a host's share
+/// and "1 other rule".
+#[test]
+fn a_sentence_adds_up_a_rule_over_hosts() {
+    let mut o = outcome();
+    let mut other_host = violation(
+        "2026-11-01T12:00:00Z",
+        "AhrefsBot",
+        "disallow",
+        "/private/z",
+    );
+    other_host.host = "blog.example".into();
+    o.violations = vec![
+        violation(
+            "2026-11-01T10:00:00Z",
+            "AhrefsBot",
+            "disallow",
+            "/private/a",
+        ),
+        other_host,
+        violation("2026-11-01T10:00:05Z", "AhrefsBot", "crawl-delay", "/b"),
+    ]
+    .into_iter()
+    .collect();
+    let report = Report::build(&o, &RunInfo::default()).unwrap();
+    let story = &report.page["stories"][0];
+    assert_eq!(story["crawler"], "AhrefsBot");
+    assert_eq!(story["rule"]["rule"], "Disallow: /private/");
+    assert_eq!(story["rule"]["count"], 2);
+    assert_eq!(story["rule"]["hosts"], 2);
+    assert!(story["rule"]["host"].is_null());
+    assert_eq!(
+        story["rules"], 2,
+        "Disallow: /private/ and the crawl-delay row's rule"
+    );
+}
