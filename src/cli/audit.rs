@@ -225,7 +225,6 @@ fn parse_include(list: &str) -> anyhow::Result<Vec<String>> {
     Ok(names)
 }
 
-/// Runs `audit`.
 /// The share of a file's lines that may be bad before a warning asks
 /// whether `--format` is right (1%).
 const BAD_LINES_WARNING: f64 = 0.01;
@@ -306,6 +305,7 @@ fn shown_hosts(hosts: &[&str]) -> String {
     shown
 }
 
+/// Runs `audit`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let formats = parse_formats(&args.output_formats)?;

@@ -401,14 +401,15 @@ pub struct Snapshot {
 }
 
 /// Does the file start as a WARC record does (`WARC/`), or as gzip (a
-/// WARC compressed per record)?
+/// WARC compressed per record)? A file that cannot be read is left to the
+/// WARC reader, whose error says why.
 fn starts_like_warc(path: &std::path::Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; 5];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .unwrap_or(0);
-    head[..n].starts_with(b"WARC/") || head[..n].starts_with(&[0x1f, 0x8b])
+    match std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) {
+        Ok(n) => head[..n].starts_with(b"WARC/") || head[..n].starts_with(&[0x1f, 0x8b]),
+        Err(_) => true,
+    }
 }
 
 impl Snapshot {
