@@ -13,10 +13,10 @@ use foldhash::{HashMap, HashMapExt};
 use polars::prelude::*;
 use serde_json::{Value, json};
 
-use super::tables::{Who, micros, nanos_of_micros};
+use super::tables::{Who, nanos_of_micros};
 use super::{OutputFormats, Report, ReportError};
 use crate::replay::{Finding, ViolationKind, ViolationRef};
-use crate::time::{DAY, format_time};
+use crate::time::DAY;
 
 /// The page, with `/*CRAWLAUDIT_DATA*/null` where the data goes.
 const TEMPLATE: &str = include_str!("page.html");
@@ -64,7 +64,7 @@ fn clip_opt(text: Option<&str>) -> Option<String> {
 
 /// A time as the tables show it (microseconds), RFC 3339.
 fn time(t: i64) -> String {
-    format_time(nanos_of_micros(micros(t)))
+    super::tables::time_text(t)
 }
 
 /// The UTC day of a time, as days since 1970.

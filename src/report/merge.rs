@@ -289,9 +289,6 @@ impl Report {
         let inputs = super::Inputs::of(&first.inputs.files, &first.inputs.snapshots)
             .with_ip_ranges(first.inputs.ip_ranges.clone());
         let partials = partials.expect("at least one shard");
-        // Operators of crawlers charged without requests: the shards'
-        // violations tables name them.
-        let operators: BTreeMap<String, String> = operators;
         let daily = daily
             .expect("at least one shard")
             .sort(

@@ -236,8 +236,14 @@ fn range_warnings(files: &[RangeFile], (first, last): (i64, i64)) -> Vec<String>
 }
 
 /// Each crawler identity's category (from `categories`) and operator
-/// (from the per-crawler aggregates' `operator`).
-fn who_of(categories: &BTreeMap<String, String>, partials: &DataFrame) -> PolarsResult<Who> {
+/// (from the per-crawler aggregates' `operator`, else from
+/// `charged_operators`:
+/// those of crawlers charged without a request, which have no aggregate).
+fn who_of(
+    categories: &BTreeMap<String, String>,
+    partials: &DataFrame,
+    charged_operators: &BTreeMap<String, String>,
+) -> PolarsResult<Who> {
     let mut who: Who = categories
         .iter()
         .map(|(c, category)| (c.clone(), (category.clone(), None)))
@@ -249,6 +255,11 @@ fn who_of(categories: &BTreeMap<String, String>, partials: &DataFrame) -> Polars
             if let Some((_, o)) = who.get_mut(name) {
                 *o = Some(operator.to_string());
             }
+        }
+    }
+    for (crawler, operator) in charged_operators {
+        if let Some((_, o)) = who.get_mut(crawler) {
+            o.get_or_insert_with(|| operator.clone());
         }
     }
     Ok(who)
@@ -346,12 +357,7 @@ impl Report {
         let violations = parts.violations;
         let findings = findings_frame(parts.findings)?;
         let partials = parts.partials.collect()?;
-        let mut who = who_of(parts.categories, &partials)?;
-        for (crawler, operator) in parts.operators {
-            if let Some((_, o)) = who.get_mut(crawler) {
-                o.get_or_insert_with(|| operator.clone());
-            }
-        }
+        let who = who_of(parts.categories, &partials, parts.operators)?;
         let crawlers = crawlers_frame(partials.lazy(), &violations, &who)?;
         // Monitors' violations (the site's own configuration) are left out
         // of the headline unless `--include` named their category.

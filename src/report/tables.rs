@@ -129,17 +129,24 @@ pub(crate) fn nanos_of_micros(micros: i64) -> i64 {
     micros.saturating_mul(1000)
 }
 
-/// A column of times (UTC nanoseconds) as the tables hold them: UTC
-/// datetimes in microseconds.
+/// The type of the tables' times: UTC datetimes in microseconds.
+fn time_type() -> DataType {
+    DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC))
+}
+
+/// A column of times (UTC nanoseconds) as the tables hold them.
 pub(super) fn utc(nanos: Vec<i64>, name: &str) -> PolarsResult<Column> {
     Column::new(
         name.into(),
         nanos.into_iter().map(micros).collect::<Vec<i64>>(),
     )
-    .cast(&DataType::Datetime(
-        TimeUnit::Microseconds,
-        Some(TimeZone::UTC),
-    ))
+    .cast(&time_type())
+}
+
+/// A time (UTC nanoseconds) as the tables' text shows it: RFC 3339 at
+/// their precision, microseconds.
+pub(crate) fn time_text(nanos: i64) -> String {
+    micros_text(micros(nanos))
 }
 
 /// Counts as the tables hold them: `Int64` (what dashboards, Spark and
@@ -570,10 +577,7 @@ pub(super) fn daily_frame(
     DataFrame::new(
         n,
         vec![
-            Column::new("day".into(), days).cast(&DataType::Datetime(
-                TimeUnit::Microseconds,
-                Some(TimeZone::UTC),
-            ))?,
+            Column::new("day".into(), days).cast(&time_type())?,
             Column::new("host".into(), hosts),
             Column::new("crawler".into(), crawlers),
             Column::new("kind".into(), kind_names),
@@ -593,7 +597,7 @@ pub(super) fn daily_of(df: &DataFrame, path: &Path) -> Result<DataFrame, MergeEr
         .select(DAILY_COLUMNS)
         .map_err(|e| shard_error(path, format!("not a daily table: {e}")))?;
     let want = [
-        DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC)),
+        time_type(),
         DataType::String,
         DataType::String,
         DataType::String,

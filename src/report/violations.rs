@@ -18,10 +18,9 @@ use polars_parquet::arrow::write::{
 use rayon::prelude::*;
 
 use super::rows::write_blocks;
-use super::tables::{Who, micros, nanos_of_micros};
+use super::tables::{Who, time_text};
 use super::{VIOLATION_COLUMNS, csv_text, ndjson, utc};
 use crate::replay::{ViolationRef, Violations};
-use crate::time::format_time;
 
 /// The rows per Parquet row group polars' writer aims at (its default).
 const ROW_GROUP_ROWS: usize = 512 * 512;
@@ -335,7 +334,7 @@ fn write_text_rows(
             Some((t, text)) if *t == r.time() => out.extend_from_slice(text),
             _ => {
                 let mut text = Vec::new();
-                (style.text)(&mut text, &format_time(nanos_of_micros(micros(r.time()))));
+                (style.text)(&mut text, &time_text(r.time()));
                 out.extend_from_slice(&text);
                 time = Some((r.time(), text));
             }
