@@ -26,6 +26,14 @@ use serde_json::{Value, json};
 /// How long a command may take before [`Browser::call`] gives up.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Why a wait ended without what it waited for.
+enum Waited {
+    /// Chromium closed the pipe, and why.
+    Closed(String),
+    /// The time ran out.
+    Late,
+}
+
 /// What the reader thread shares with the callers.
 #[derive(Default)]
 struct State {
@@ -226,24 +234,41 @@ impl Browser {
                 .and_then(|()| pipe.flush())
                 .map_err(|e| format!("{method}: writing to chromium's pipe: {e}"))?;
         }
+        let response = self
+            .wait_until(timeout, |state| state.responses.remove(&id))
+            .map_err(|waited| match waited {
+                Waited::Closed(why) => format!(
+                    "{method}: {why}; chromium's stderr:\n{}",
+                    self.stderr_tail()
+                ),
+                Waited::Late => format!("{method}: no answer within {timeout:?}"),
+            })?;
+        if let Some(error) = response.get("error") {
+            return Err(format!("{method}: {error}"));
+        }
+        Ok(response.get("result").cloned().unwrap_or(Value::Null))
+    }
+
+    /// Waits until `found` finds what it looks for in the state (looked
+    /// at again on every change), chromium closes the pipe, or `timeout`
+    /// passes.
+    fn wait_until<T>(
+        &self,
+        timeout: Duration,
+        mut found: impl FnMut(&mut State) -> Option<T>,
+    ) -> Result<T, Waited> {
         let deadline = Instant::now() + timeout;
         let mut state = self.shared.lock();
         loop {
-            if let Some(response) = state.responses.remove(&id) {
-                if let Some(error) = response.get("error") {
-                    return Err(format!("{method}: {error}"));
-                }
-                return Ok(response.get("result").cloned().unwrap_or(Value::Null));
+            if let Some(t) = found(&mut state) {
+                return Ok(t);
             }
             if let Some(why) = &state.closed {
-                return Err(format!(
-                    "{method}: {why}; chromium's stderr:\n{}",
-                    self.stderr_tail()
-                ));
+                return Err(Waited::Closed(why.clone()));
             }
             let now = Instant::now();
             if now >= deadline {
-                return Err(format!("{method}: no answer within {timeout:?}"));
+                return Err(Waited::Late);
             }
             state = self
                 .shared
@@ -278,31 +303,19 @@ impl Browser {
         mark: usize,
         timeout: Duration,
     ) -> Result<Value, String> {
-        let deadline = Instant::now() + timeout;
-        let mut state = self.shared.lock();
         let mut from = mark;
-        loop {
-            if let Some(e) = state.events[from.min(state.events.len())..]
+        self.wait_until(timeout, |state| {
+            let hit = state.events[from.min(state.events.len())..]
                 .iter()
                 .find(|e| e["method"] == method && e["sessionId"] == session)
-            {
-                return Ok(e["params"].clone());
-            }
+                .map(|e| e["params"].clone());
             from = state.events.len();
-            if let Some(why) = &state.closed {
-                return Err(format!("waiting for {method}: {why}"));
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(format!("no {method} within {timeout:?}"));
-            }
-            state = self
-                .shared
-                .changed
-                .wait_timeout(state, deadline - now)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
+            hit
+        })
+        .map_err(|waited| match waited {
+            Waited::Closed(why) => format!("waiting for {method}: {why}"),
+            Waited::Late => format!("no {method} within {timeout:?}"),
+        })
     }
 
     /// Opens a new tab on `about:blank` and attaches to it.
