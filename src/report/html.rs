@@ -223,10 +223,20 @@ pub(super) fn data(
             .entry(*day)
             .or_default() += n;
     }
-    let mut crawler_hosts: HashMap<&str, BTreeSet<&str>> = HashMap::new();
     let mut per_crawler: HashMap<&str, ([u64; 4], i64, i64)> = HashMap::new();
+    // Per crawler, its rules over all hosts: (kind, rule, line, version) to
+    // the violations and the hosts.
+    type RuleKey<'a> = (&'a str, &'a str, Option<u32>, Option<&'a str>);
+    let mut crawler_rules: HashMap<&str, BTreeMap<RuleKey<'_>, (u64, BTreeSet<&str>)>> =
+        HashMap::new();
     for (k, g) in &groups {
-        crawler_hosts.entry(k.0).or_default().insert(k.2);
+        let r = crawler_rules
+            .entry(k.0)
+            .or_default()
+            .entry((k.1.as_str(), k.3, k.4, k.5))
+            .or_default();
+        r.0 += g.count;
+        r.1.insert(k.2);
         let c = per_crawler.entry(k.0).or_insert(([0; 4], g.first, g.last));
         c.0[k.1.index()] += g.count;
         c.1 = c.1.min(g.first);
@@ -390,14 +400,8 @@ pub(super) fn data(
         .take(MAX_STORIES)
         .map(|&(crawler, total)| {
             let (kinds, first, last) = per_crawler[crawler];
-            // Its rules over all hosts: (kind, rule, line, version) to the
-            // violations and the hosts; the most violated first.
-            let mut rules: BTreeMap<_, (u64, BTreeSet<&str>)> = BTreeMap::new();
-            for (k, g) in groups.iter().filter(|(k, _)| k.0 == crawler) {
-                let r = rules.entry((k.1.as_str(), k.3, k.4, k.5)).or_default();
-                r.0 += g.count;
-                r.1.insert(k.2);
-            }
+            // Its most violated rule over all hosts.
+            let rules = &crawler_rules[crawler];
             let top = rules
                 .iter()
                 .max_by(|a, b| a.1.0.cmp(&b.1.0).then(b.0.cmp(a.0)));
@@ -415,7 +419,7 @@ pub(super) fn data(
                 "requests": requests_of.get(crawler).cloned().unwrap_or(Value::Null),
                 "first": time(first),
                 "last": time(last),
-                "hosts": crawler_hosts.get(crawler).map_or(0, BTreeSet::len),
+                "hosts": rules.values().flat_map(|r| &r.1).collect::<BTreeSet<_>>().len(),
                 "kinds": by_kind,
                 "rule": top.map(|((kind, rule, line, version), (count, hosts))| json!({
                     "kind": kind,
