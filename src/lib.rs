@@ -22,6 +22,10 @@
 //! - [`replay`]: crawler requests judged against the robots.txt they cached.
 //! - [`report`]: the tables as CSV, Parquet, NDJSON, JSON and HTML (polars).
 //! - [`audit`]: the whole audit as one call: read, collect, judge.
+//! - [`distributed`]: the audit as tasks that share nothing (one per log
+//!   file, one per shard, one to assemble), for Apache Spark.
+//! - `cli`: the `crawlaudit` command line (hidden: the binary and the
+//!   Python package parse the same flags with it).
 //!
 //! The types and functions most callers need are re-exported here.
 //!
@@ -38,7 +42,10 @@
 pub mod audit;
 pub mod bots;
 pub mod bounded_read;
+#[doc(hidden)]
+pub mod cli;
 pub(crate) mod contain;
+pub mod distributed;
 pub mod host;
 pub mod indexing;
 pub mod logs;
@@ -53,6 +60,10 @@ pub mod time;
 
 #[cfg(test)]
 mod test_dirs;
+
+// The command line (`cli`) names the library `crawlaudit::...`, as any
+// caller does.
+extern crate self as crawlaudit;
 
 pub use audit::{AuditConfig, AuditRun};
 pub use bots::{Catalogue, Crawler, Identifier, IpRanges};

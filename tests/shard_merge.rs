@@ -26,19 +26,6 @@ fn crawlaudit(args: &[&str]) -> Output {
     out
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// Writes the many-host input into `dir`: `access.log` and `snapshot/`.
 fn many_hosts(dir: &Path) -> (PathBuf, PathBuf) {
     let demo = std::fs::read_to_string(Path::new(DEMO).join("access.log")).unwrap();
@@ -48,11 +35,11 @@ fn many_hosts(dir: &Path) -> (PathBuf, PathBuf) {
         let (shop, blog) = (format!("shop{i}.example"), format!("blog{i}.example"));
         // Hosts 10 and 11 are not in the snapshot: unknown-host findings.
         if i < 10 {
-            copy_dir(
+            common::copy_dir(
                 &Path::new(DEMO).join("snapshot/shop.example"),
                 &snapshot.join(&shop),
             );
-            copy_dir(
+            common::copy_dir(
                 &Path::new(DEMO).join("snapshot/blog.example"),
                 &snapshot.join(&blog),
             );

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crawlaudit::audit::{self, AuditConfig, AuditRun, Progress};
 use crawlaudit::bots::IpRanges;
-use crawlaudit::logs::{Format, Input, ReadOptions, expand_inputs};
+use crawlaudit::logs::{FileReport, Format, Input, ReadOptions, expand_inputs};
 use crawlaudit::replay::{Context, Settings, VIOLATION_KINDS, ViolationKind};
 use crawlaudit::report::{OutputFormats, Report, RunInfo};
 use crawlaudit::shard::Shard;
@@ -36,7 +36,7 @@ written when logs were read, unless nothing could be); 3 --fail-on matched.")]
 pub struct Args {
     /// Log files, directories (recursively), glob patterns, or `-` for stdin.
     #[arg(value_name = "LOG")]
-    logs: Vec<String>,
+    pub(crate) logs: Vec<String>,
     /// A site snapshot: a snapshot directory, or WARC / .warc.gz files (repeatable).
     #[arg(long, value_name = "PATH")]
     snapshot: Vec<PathBuf>,
@@ -99,10 +99,10 @@ pub struct Args {
     /// Carry over what the next nightly run needs (Parquet; read before,
     /// rewritten atomically after; created when missing).
     #[arg(long, value_name = "FILE")]
-    state: Option<PathBuf>,
+    pub(crate) state: Option<PathBuf>,
     /// Audit only the hosts of shard K of N (K from 0; see `merge`).
     #[arg(long, value_name = "K/N")]
-    shard: Option<Shard>,
+    pub(crate) shard: Option<Shard>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -305,9 +305,26 @@ fn shown_hosts(hosts: &[&str]) -> String {
     shown
 }
 
-/// Runs `audit`.
-pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let started = Instant::now();
+/// What an audit needs before it reads a line: the flags checked, the
+/// inputs listed, the catalogue, ranges and snapshot loaded (the CLI's run
+/// and every task of `crawlaudit-spark` prepare it from the same flags).
+pub(crate) struct Prepared {
+    formats: OutputFormats,
+    fail_on: Vec<ViolationKind>,
+    include: Vec<String>,
+    demo: Option<Demo>,
+    ranges_dir: Option<PathBuf>,
+    ranges_files: Vec<crawlaudit::report::RangeFile>,
+    pub(crate) inputs: Vec<Input>,
+    pub(crate) read: ReadOptions,
+    pub(crate) ctx: Context,
+}
+
+/// Checks the flags and loads what the audit reads besides the logs.
+/// `driver`: the run that writes the report, which checks `--out` and
+/// `--state` before any work and reads the `--state` file (a distributed
+/// run's tasks write nothing, and get their hosts' state from the driver).
+pub(crate) fn prepare(args: &Args, driver: bool) -> anyhow::Result<Prepared> {
     let formats = parse_formats(&args.output_formats)?;
     let fail_on = args
         .fail_on
@@ -342,9 +359,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         bail!("no logs to audit: give log files, directories, patterns or - (stdin)");
     }
     // Before any work: where the report and the state go.
-    super::check_out(&args.out)?;
-    if let Some(state) = &args.state {
-        super::refuse_inside_out(state, &args.out, "--state")?;
+    if driver {
+        super::check_out(&args.out)?;
+        if let Some(state) = &args.state {
+            super::refuse_inside_out(state, &args.out, "--state")?;
+        }
     }
     let inputs = expand_inputs(&log_args).map_err(anyhow::Error::msg)?;
     let format = super::log_format(
@@ -383,11 +402,38 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     };
     let mut ctx = Context::new(snapshot, catalogue, ranges, settings);
     if let Some(path) = &args.state {
-        ctx = ctx.with_state(crawlaudit::report::read_state(path)?);
+        if driver {
+            ctx = ctx.with_state(crawlaudit::report::read_state(path)?);
+        } else {
+            // A task's collectors only ask whether there is a state; its
+            // judgement is given its hosts' part.
+            ctx = ctx.with_state(crawlaudit::replay::State::default());
+        }
     }
+    Ok(Prepared {
+        formats,
+        fail_on,
+        include,
+        demo,
+        ranges_dir,
+        ranges_files,
+        inputs,
+        read: ReadOptions {
+            format,
+            ..ReadOptions::default()
+        },
+        ctx,
+    })
+}
+
+/// Runs `audit`.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let prepared = prepare(args, true)?;
     // Never dropped: the process ends after the run, and freeing a CDN's
     // thousands of parsed robots.txt files one by one would only cost time.
-    let ctx = std::mem::ManuallyDrop::new(ctx);
+    let prepared = std::mem::ManuallyDrop::new(prepared);
+    let inputs = &prepared.inputs;
     // The progress bar counts input files' sizes on disk (stdin: 0).
     let sizes: Vec<u64> = inputs
         .iter()
@@ -428,73 +474,35 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     };
     let config = AuditConfig {
-        inputs,
-        read: ReadOptions {
-            format,
-            ..ReadOptions::default()
-        },
+        inputs: inputs.clone(),
+        read: prepared.read.clone(),
         progress: Some(&progress),
     };
-    let run = audit::run(&ctx, &config);
+    let run = audit::run(&prepared.ctx, &config);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    let AuditRun {
-        mut outcome,
-        mut files,
-    } = run;
-    if let Some(d) = &demo {
-        // Name the demo's log by where it comes from, not by the temporary
-        // directory it was unpacked to: the report must not depend on that.
-        for report in &mut files {
-            report.path = report
-                .path
-                .replace(&d.log().display().to_string(), "fixtures/demo/access.log");
-        }
-    }
-    let mut settings_shown = BTreeMap::new();
-    settings_shown.insert("format".to_string(), json!(args.format.to_string()));
-    settings_shown.insert(
-        "robots_cache_grace_seconds".to_string(),
-        json!(whole_seconds(args.robots_cache_grace)),
-    );
-    settings_shown.insert(
-        "index_grace_seconds".to_string(),
-        json!(whole_seconds(args.index_grace)),
-    );
-    settings_shown.insert("site".to_string(), json!(ctx.default_host()));
-    settings_shown.insert("include".to_string(), json!(include));
-    settings_shown.insert("since".to_string(), json!(args.since.map(format_time)));
-    settings_shown.insert("until".to_string(), json!(args.until.map(format_time)));
-    settings_shown.insert("demo".to_string(), json!(demo.is_some()));
-    settings_shown.insert(
-        "ip_ranges".to_string(),
-        // The demo's by origin, not by its temporary directory.
-        json!(if demo.is_some() {
-            Some("fixtures/demo/ip-ranges".to_string())
-        } else {
-            ranges_dir.as_ref().map(|d| d.display().to_string())
-        }),
-    );
-    let warnings = run_warnings(&ctx, args, &outcome.counts, &files, ranges_dir.is_none());
-    let run_info = RunInfo {
-        warnings,
-        inputs: files.clone(),
-        snapshots: if demo.is_some() {
-            vec!["(bundled demo)".into()]
-        } else {
-            ctx.snapshot().sources().to_vec()
-        },
-        settings: settings_shown,
-        seconds: started.elapsed().as_secs_f64(),
-        shard: args.shard,
-        ip_ranges: ranges_files,
-    };
-    let faults: Vec<&str> = files.iter().filter_map(|f| f.fault.as_deref()).collect();
+    let AuditRun { mut outcome, files } = run;
+    let files = prepared.named_files(files);
+    let run_info = prepared.run_info(args, &outcome.counts, &files, started, args.shard);
+    refuse_nothing_read(args, &files)?;
+    // The rows are freed as their table is built.
+    let mut report = Report::build_taking_rows(&mut outcome, &run_info)?;
+    let ctx = &prepared.ctx;
+    report.name_rule_groups(|host, version, line| ctx.rule_group(host, version, line));
+    let code = prepared.conclude(args, &report, &files, Some(&outcome.state))?;
+    // The process ends here: freeing millions of rows one by one would
+    // only cost time (a tenth of a large audit's).
+    std::mem::forget(outcome);
+    std::mem::forget(report);
+    Ok(ExitCode::from(code))
+}
+
+/// Nothing could be read: an empty report would only replace the last
+/// good one (the faults are printed, and the run is an error).
+pub(crate) fn refuse_nothing_read(args: &Args, files: &[FileReport]) -> anyhow::Result<()> {
     if files.iter().all(|f| f.fault.is_some() && f.lines == 0) {
-        // Nothing could be read: an empty report would only replace the
-        // last good one.
-        for fault in &faults {
+        for fault in files.iter().filter_map(|f| f.fault.as_deref()) {
             let _ = writeln!(super::term::stderr(), "crawlaudit: error: {fault}");
         }
         bail!(
@@ -502,52 +510,123 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             args.out.display()
         );
     }
-    // The rows are freed as their table is built.
-    let mut report = Report::build_taking_rows(&mut outcome, &run_info)?;
-    report.name_rule_groups(|host, version, line| ctx.rule_group(host, version, line));
-    // The headline's totals: monitors' rows only with `--include monitor`.
-    let matched: u64 = ViolationKind::ALL
-        .into_iter()
-        .filter(|k| fail_on.contains(k))
-        .map(|k| report.summary.violations.get(k))
-        .sum();
-    report
-        .write(&args.out, formats)
-        .with_context(|| format!("the report was not written to {}", args.out.display()))?;
-    for warning in &report.summary.warnings {
-        let _ = writeln!(super::term::stderr(), "crawlaudit: warning: {warning}");
-    }
-    // A closed stdout silences the summary, never the state, the exit code
-    // or the messages on stderr.
-    super::unless_broken_pipe(super::print_summary(&report, &args.out, demo.is_some()))?;
+    Ok(())
+}
 
-    if let Some(path) = &args.state {
-        // Not after a fault: the night is to be run again, from the old state.
-        if faults.is_empty() || args.allow_partial {
-            crawlaudit::report::write_state(path, &outcome.state)?;
+impl Prepared {
+    /// The inputs' accounting as the report names them (the demo's log by
+    /// where it comes from, not by the temporary directory it was
+    /// unpacked to: the report must not depend on that).
+    pub(crate) fn named_files(&self, mut files: Vec<FileReport>) -> Vec<FileReport> {
+        if let Some(d) = &self.demo {
+            for report in &mut files {
+                report.path = report
+                    .path
+                    .replace(&d.log().display().to_string(), "fixtures/demo/access.log");
+            }
+        }
+        files
+    }
+
+    /// What the report says of the run: its inputs, settings and warnings.
+    pub(crate) fn run_info(
+        &self,
+        args: &Args,
+        counts: &crawlaudit::replay::Counts,
+        files: &[FileReport],
+        started: Instant,
+        shard: Option<Shard>,
+    ) -> RunInfo {
+        let ctx = &self.ctx;
+        let demo = &self.demo;
+        let mut settings_shown = BTreeMap::new();
+        settings_shown.insert("format".to_string(), json!(args.format.to_string()));
+        settings_shown.insert(
+            "robots_cache_grace_seconds".to_string(),
+            json!(whole_seconds(args.robots_cache_grace)),
+        );
+        settings_shown.insert(
+            "index_grace_seconds".to_string(),
+            json!(whole_seconds(args.index_grace)),
+        );
+        settings_shown.insert("site".to_string(), json!(ctx.default_host()));
+        settings_shown.insert("include".to_string(), json!(self.include));
+        settings_shown.insert("since".to_string(), json!(args.since.map(format_time)));
+        settings_shown.insert("until".to_string(), json!(args.until.map(format_time)));
+        settings_shown.insert("demo".to_string(), json!(demo.is_some()));
+        settings_shown.insert(
+            "ip_ranges".to_string(),
+            // The demo's by origin, not by its temporary directory.
+            json!(if demo.is_some() {
+                Some("fixtures/demo/ip-ranges".to_string())
+            } else {
+                self.ranges_dir.as_ref().map(|d| d.display().to_string())
+            }),
+        );
+        let warnings = run_warnings(ctx, args, counts, files, self.ranges_dir.is_none());
+        RunInfo {
+            warnings,
+            inputs: files.to_vec(),
+            snapshots: if demo.is_some() {
+                vec!["(bundled demo)".into()]
+            } else {
+                ctx.snapshot().sources().to_vec()
+            },
+            settings: settings_shown,
+            seconds: started.elapsed().as_secs_f64(),
+            shard,
+            ip_ranges: self.ranges_files.clone(),
         }
     }
-    let code = if !faults.is_empty() && !args.allow_partial {
-        for fault in &faults {
-            let _ = writeln!(super::term::stderr(), "crawlaudit: error: {fault}");
+
+    /// Writes the report, prints its warnings and summary, writes the next
+    /// night's `state` (not after a fault, unless `--allow-partial`), and
+    /// gives the exit code: 2 after a fault, 3 when `--fail-on` matched, else 0.
+    pub(crate) fn conclude(
+        &self,
+        args: &Args,
+        report: &Report,
+        files: &[FileReport],
+        state: Option<&crawlaudit::replay::State>,
+    ) -> anyhow::Result<u8> {
+        // The headline's totals: monitors' rows only with `--include monitor`.
+        let matched: u64 = ViolationKind::ALL
+            .into_iter()
+            .filter(|k| self.fail_on.contains(k))
+            .map(|k| report.summary.violations.get(k))
+            .sum();
+        report
+            .write(&args.out, self.formats)
+            .with_context(|| format!("the report was not written to {}", args.out.display()))?;
+        for warning in &report.summary.warnings {
+            let _ = writeln!(super::term::stderr(), "crawlaudit: warning: {warning}");
         }
-        ExitCode::from(2)
-    } else {
-        if matched > 0 {
+        // A closed stdout silences the summary, never the state, the exit code
+        // or the messages on stderr.
+        super::unless_broken_pipe(super::print_summary(report, &args.out, self.demo.is_some()))?;
+        let faults: Vec<&str> = files.iter().filter_map(|f| f.fault.as_deref()).collect();
+        if let (Some(path), Some(state)) = (&args.state, state) {
+            // Not after a fault: the night is to be run again, from the old state.
+            if faults.is_empty() || args.allow_partial {
+                crawlaudit::report::write_state(path, state)?;
+            }
+        }
+        let code = if !faults.is_empty() && !args.allow_partial {
+            for fault in &faults {
+                let _ = writeln!(super::term::stderr(), "crawlaudit: error: {fault}");
+            }
+            super::EXIT_INPUT_ERROR
+        } else if matched > 0 {
             let _ = writeln!(
                 super::term::stderr(),
                 "crawlaudit: --fail-on matched {matched} violation(s)"
             );
-            ExitCode::from(EXIT_FAIL_ON)
+            EXIT_FAIL_ON
         } else {
-            ExitCode::SUCCESS
-        }
-    };
-    // The process ends here: freeing millions of rows one by one would
-    // only cost time (a tenth of a large audit's).
-    std::mem::forget(outcome);
-    std::mem::forget(report);
-    Ok(code)
+            0
+        };
+        Ok(code)
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own file
-//! with its arguments and a `run` function; the library never sees clap.
+//! with its arguments and a `run` function. A hidden module of the library,
+//! so that the binary and the Python package (`crawlaudit-spark`) parse the
+//! same flags; the rest of the library never sees clap.
 
 mod audit;
 mod check;
@@ -9,6 +11,7 @@ mod merge;
 mod ranges;
 mod rules;
 mod rules_snapshot;
+pub mod spark;
 mod term;
 
 use std::io::{self, Write};
@@ -84,6 +87,13 @@ fn argument_error(e: &clap::Error) -> ExitCode {
             ExitCode::SUCCESS
         };
     }
+    let _ = writeln!(term::stderr(), "{}", argument_error_line(e));
+    ExitCode::from(EXIT_INPUT_ERROR)
+}
+
+/// A clap error in one line: `crawlaudit: error: ...; tips (see crawlaudit
+/// COMMAND --help)`.
+pub(crate) fn argument_error_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines
@@ -103,8 +113,7 @@ fn argument_error(e: &clap::Error) -> ExitCode {
         line.push_str(&format!("; {tip}"));
     }
     line.push_str(&format!(" (see {command})"));
-    let _ = writeln!(term::stderr(), "{line}");
-    ExitCode::from(EXIT_INPUT_ERROR)
+    line
 }
 
 /// Runs the command line and returns the process exit code: 0 on success,

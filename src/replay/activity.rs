@@ -11,6 +11,7 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 
 use super::any_verified;
+use super::wire::{Reader, WireError, Writer};
 use crate::bots::Crawler;
 
 /// One request of an identity that a Crawl-delay may apply to (24 bytes).
@@ -150,6 +151,11 @@ impl DelayedRows {
             verified,
         });
         Some(row)
+    }
+
+    /// How many rows it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
     }
 
     /// The chunk is read: the address map goes, the vectors are trimmed.
@@ -425,6 +431,158 @@ impl Activity {
         // Stable: requests of one time keep their file order.
         rayon::slice::ParallelSliceMut::par_sort_by_key(&mut steps[..], Step::time);
         Some(steps)
+    }
+}
+
+/// The chunk's parts as bytes for another process (`super::wire`).
+impl Step {
+    fn write(&self, w: &mut Writer<'_>) {
+        w.i64(self.time);
+        w.i64(self.resolution);
+        // Within its chunk: the row's number (the chunk is told again).
+        w.opt_u32((self.delayed != NOT_DELAYED).then_some(self.delayed as u32));
+    }
+
+    fn read(r: &mut Reader<'_, '_>, rows: usize) -> Result<Step, WireError> {
+        let (time, resolution) = (r.i64()?, r.i64()?);
+        let delayed = r.opt_u32()?;
+        if delayed.is_some_and(|row| row as usize >= rows) {
+            return Err(WireError(
+                "a step naming a delayed row that is not there".into(),
+            ));
+        }
+        Ok(Step::new(time, resolution, delayed))
+    }
+}
+
+impl DelayedRows {
+    /// Writes the rows (a sealed chunk's).
+    pub(crate) fn write(&self, w: &mut Writer<'_>) {
+        w.usize(self.rows.len());
+        for i in 0..self.rows.len() {
+            let d = self.get(i);
+            w.f64(d.seconds());
+            w.crawler(d.crawler());
+            w.opt_bool(d.verified());
+            w.text(d.client());
+            w.text(d.method());
+            w.text(d.user_agent());
+            w.bytes(d.url().as_bytes());
+            w.u64(u64::from(d.status()));
+        }
+    }
+
+    /// Reads what [`DelayedRows::write`] wrote, in the same row order.
+    pub(crate) fn read(r: &mut Reader<'_, '_>) -> Result<DelayedRows, WireError> {
+        let n = r.count(12)?;
+        let mut rows = DelayedRows::default();
+        for _ in 0..n {
+            let seconds = r.f64()?;
+            let crawler = r.crawler()?;
+            let verified = r.opt_bool()?;
+            let (client, method, agent) = (r.text()?, r.text()?, r.text()?);
+            let url = r.string()?;
+            let status = r.u16()?;
+            rows.push(
+                seconds, &crawler, verified, &client, &method, &agent, url, status,
+            )
+            .ok_or_else(|| WireError("more delayed rows than a chunk holds".into()))?;
+        }
+        rows.seal();
+        Ok(rows)
+    }
+}
+
+impl Activity {
+    /// Writes the activity.
+    pub(crate) fn write(&self, w: &mut Writer<'_>) {
+        w.crawler(&self.crawler);
+        w.i64(self.first);
+        w.i64(self.last.0);
+        w.i64(self.last.1);
+        w.u64(self.requests);
+        w.u64(self.robots_fetches);
+        w.opt_i64(self.last_robots);
+        w.opt_bool(self.verified);
+        match &self.sample {
+            Some((t, text, at)) => {
+                w.bool(true);
+                w.i64(*t);
+                w.bytes(text.as_bytes());
+                w.usize(*at);
+            }
+            None => w.bool(false),
+        }
+        w.i64(i64::from(self.day.0));
+        w.u64(self.day.1);
+        w.usize(self.days.len());
+        for (d, n) in &self.days {
+            w.i64(i64::from(*d));
+            w.u64(*n);
+        }
+        match &self.steps {
+            Some(steps) => {
+                w.bool(true);
+                w.usize(steps.len());
+                for s in steps {
+                    s.write(w);
+                }
+            }
+            None => w.bool(false),
+        }
+    }
+
+    /// Reads what [`Activity::write`] wrote; its steps name rows of a
+    /// chunk's `rows` delayed rows.
+    pub(crate) fn read(r: &mut Reader<'_, '_>, rows: usize) -> Result<Activity, WireError> {
+        let crawler = r.crawler()?;
+        let first = r.i64()?;
+        let last = (r.i64()?, r.i64()?);
+        let requests = r.u64()?;
+        let robots_fetches = r.u64()?;
+        let last_robots = r.opt_i64()?;
+        let verified = r.opt_bool()?;
+        let sample = if r.bool()? {
+            let t = r.i64()?;
+            let text: Box<str> = r.string()?.into();
+            let at = r.u64()? as usize;
+            if !text.is_char_boundary(at) {
+                return Err(WireError("a sample cut inside a character".into()));
+            }
+            Some((t, text, at))
+        } else {
+            None
+        };
+        let day_of = |d: i64| i32::try_from(d).map_err(|_| WireError("a day out of range".into()));
+        let day = (day_of(r.i64()?)?, r.u64()?);
+        let n = r.count(9)?;
+        let mut days = Vec::with_capacity(n);
+        for _ in 0..n {
+            days.push((day_of(r.i64()?)?, r.u64()?));
+        }
+        let steps = if r.bool()? {
+            let n = r.count(17)?;
+            let mut steps = Vec::with_capacity(n);
+            for _ in 0..n {
+                steps.push(Step::read(r, rows)?);
+            }
+            Some(steps)
+        } else {
+            None
+        };
+        Ok(Activity {
+            crawler,
+            first,
+            last,
+            requests,
+            robots_fetches,
+            last_robots,
+            verified,
+            sample,
+            day,
+            days,
+            steps,
+        })
     }
 }
 

@@ -249,6 +249,44 @@ impl UserTriggered {
         }
     }
 
+    /// Writes the rows (`super::wire`).
+    pub(crate) fn write(&self, w: &mut super::wire::Writer<'_>) {
+        w.usize(self.rows.len());
+        for ((host, identity, rule, line, version), row) in &self.rows {
+            w.text(host);
+            w.text(identity);
+            w.text(rule);
+            w.opt_u32(*line);
+            w.text(version);
+            w.crawler(&row.crawler);
+            w.u64(row.count);
+            w.i64(row.first.0);
+            w.bytes(row.first.1.as_bytes());
+            w.bytes(row.agent.as_bytes());
+            w.i64(row.last);
+        }
+    }
+
+    /// Reads what [`UserTriggered::write`] wrote.
+    pub(crate) fn read(
+        r: &mut super::wire::Reader<'_, '_>,
+    ) -> Result<UserTriggered, super::wire::WireError> {
+        let n = r.count(30)?;
+        let mut rows = HashMap::default();
+        for _ in 0..n {
+            let key = (r.text()?, r.text()?, r.text()?, r.opt_u32()?, r.text()?);
+            let row = FetchRow {
+                crawler: r.crawler()?,
+                count: r.u64()?,
+                first: (r.i64()?, r.string()?.into()),
+                agent: r.string()?.into(),
+                last: r.i64()?,
+            };
+            rows.insert(key, row);
+        }
+        Ok(UserTriggered { rows })
+    }
+
     /// The `user-triggered-fetch` rows: the first URL in the `url` column,
     /// the rule, the count, the period and the operator's page in `detail`.
     pub(crate) fn into_findings(self) -> Vec<Finding> {

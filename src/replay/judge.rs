@@ -12,7 +12,7 @@ use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
 use super::activity::DelayedRows;
-use super::kept::{EngineFetch, Referral};
+use super::kept::{EngineFetch, Kept, Referral};
 use super::state::{Fetch, LastRequest, State, prune};
 use super::{Activity, Collector, Context, Counts, CrawlerActivity, Finding, Outcome, Violations};
 use super::{crawl_delay, findings, noindex};
@@ -239,6 +239,35 @@ fn judge_host(
 /// violations, findings, per-request rows and counts, sorted as the report
 /// writes them.
 pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
+    let n = collectors.len();
+    replay_kept(ctx, collectors.into_iter().map(Collector::into_kept), n)
+}
+
+/// Judges the parts of chunks that [`super::SplitCollector`]s wrote for
+/// one shard, in file order (the files in the order given, each file's
+/// chunks in order): the outcome a `--shard K/N` run over the same files
+/// returns, when `ctx` is set to that shard ([`Context::set_shard`]).
+///
+/// # Errors
+/// A part that is not what a `SplitCollector` of this version wrote, or
+/// that names a crawler or host `ctx` does not know (another catalogue or
+/// snapshot).
+pub fn replay_parts<'b>(
+    ctx: &Context,
+    parts: impl IntoIterator<Item = &'b [u8]>,
+) -> Result<Outcome, super::WireError> {
+    let mut kept = Vec::new();
+    for bytes in parts {
+        let mut r = super::wire::Reader::new(bytes, ctx)?;
+        kept.push(Kept::read(&mut r)?);
+        r.done()?;
+    }
+    let n = kept.len();
+    Ok(replay_kept(ctx, kept.into_iter(), n))
+}
+
+/// Judges the chunks' parts, `n` of them, in file order.
+fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> Outcome {
     let mut counts = Counts::default();
     // Hosts in a hash map (a CDN log interleaves thousands: an ordered map
     // compared host names a dozen times per request), sorted afterwards.
@@ -253,10 +282,10 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     );
     // Disallow violations, decided by the collectors, per chunk in file
     // order (their blocks moved, below, into the table).
-    let mut chunk_violations: Vec<Violations> = Vec::with_capacity(collectors.len());
+    let mut chunk_violations: Vec<Violations> = Vec::with_capacity(n);
     // What the chunks' delayed requests name, by chunk number (the steps
     // point into them).
-    let mut delayed: Vec<DelayedRows> = Vec::with_capacity(collectors.len());
+    let mut delayed: Vec<DelayedRows> = Vec::with_capacity(n);
     // Chunks in file order: each one's activity comes after the previous
     // ones'.
     // The snapshot's hosts, by number: most requests are gathered by
@@ -265,8 +294,7 @@ pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     let mut user_triggered = findings::UserTriggered::default();
     let mut by_id: Vec<HashMap<u32, Activity>> = Vec::new();
     by_id.resize_with(ctx.host_count(), HashMap::new);
-    for c in collectors {
-        let mut kept = c.into_kept();
+    for mut kept in chunks {
         counts.add(kept.counts());
         chunk_violations.push(kept.take_violations());
         let chunk = u32::try_from(delayed.len()).expect("fewer than 2^32 chunks");

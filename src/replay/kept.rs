@@ -10,6 +10,7 @@ use foldhash::HashMap;
 
 use super::activity::{Activity, DelayedRows};
 use super::state::Fetch;
+use super::wire::{Reader, WireError, Writer};
 use super::{Counts, UnknownHosts, Violations};
 use crate::bots::Crawler;
 
@@ -267,5 +268,153 @@ impl Kept {
     /// The chunk's user-triggered fetches of disallowed paths.
     pub(crate) fn take_user_triggered(&mut self) -> super::findings::UserTriggered {
         std::mem::take(&mut self.user_triggered)
+    }
+}
+
+/// A chunk's parts as bytes for another process (`super::wire`), read back
+/// as the same parts.
+impl Kept {
+    /// Writes everything the ordered stage takes of the chunk; `names`:
+    /// the run's identity names by number ([`super::Context::identity_names`]).
+    pub(crate) fn write(&self, w: &mut Writer<'_>, names: &[Arc<str>]) {
+        let c = &self.counts;
+        for n in [
+            c.requests,
+            c.crawler,
+            c.human,
+            c.self_traffic,
+            c.referred,
+            c.unjudged,
+            c.not_requests,
+            c.outside_window,
+            c.no_host,
+        ] {
+            w.u64(n);
+        }
+        self.violations.write(w);
+        self.delayed.write(w);
+        w.usize(self.charged.len());
+        for charged in &self.charged {
+            w.text(&charged.host);
+            w.opt_u32(charged.host_id);
+            w.text(&names[charged.identity as usize]);
+            charged.activity.write(w);
+        }
+        w.usize(self.fetches.len());
+        for (host, fetch) in &self.fetches {
+            w.text(host);
+            w.crawler(&fetch.crawler);
+            w.bytes(fetch.path.as_bytes());
+            let f = &fetch.fetch;
+            w.i64(f.time);
+            w.opt_bool(f.verified);
+            w.text(&f.client);
+            w.text(&f.method);
+            w.u64(u64::from(f.status));
+        }
+        w.usize(self.referrals.len());
+        for r in &self.referrals {
+            w.text(&r.host);
+            w.i64(r.time);
+            w.bytes(r.target.as_bytes());
+            w.text(&r.engine);
+            w.text(&r.via);
+        }
+        let mut until: Vec<(&Arc<str>, &i64)> = self.referred_until.iter().collect();
+        until.sort_unstable();
+        w.usize(until.len());
+        for (host, t) in until {
+            w.text(host);
+            w.i64(*t);
+        }
+        w.usize(self.unknown_hosts.named.len());
+        for (host, n) in &self.unknown_hosts.named {
+            w.text(host);
+            w.u64(*n);
+        }
+        w.u64(self.unknown_hosts.other);
+        self.user_triggered.write(w);
+    }
+
+    /// Reads what [`Kept::write`] wrote, its identities numbered anew by
+    /// the reader's context.
+    pub(crate) fn read(r: &mut Reader<'_, '_>) -> Result<Kept, WireError> {
+        let counts = Counts {
+            requests: r.u64()?,
+            crawler: r.u64()?,
+            human: r.u64()?,
+            self_traffic: r.u64()?,
+            referred: r.u64()?,
+            unjudged: r.u64()?,
+            not_requests: r.u64()?,
+            outside_window: r.u64()?,
+            no_host: r.u64()?,
+        };
+        let violations = Violations::read(r)?;
+        let delayed = DelayedRows::read(r)?;
+        let rows = delayed.len();
+        let ctx = r.ctx();
+        let n = r.count(40)?;
+        let mut charged = Vec::with_capacity(n);
+        for _ in 0..n {
+            let host = r.text()?;
+            let host_id = r.opt_u32()?;
+            if host_id.is_some_and(|id| id as usize >= ctx.host_count()) {
+                return Err(WireError("a host number the snapshot does not have".into()));
+            }
+            let identity = ctx.identity_id(&r.text()?);
+            let activity = Activity::read(r, rows)?;
+            charged.push(Charged::new(host, host_id, identity, activity));
+        }
+        let n = r.count(14)?;
+        let mut fetches = Vec::with_capacity(n);
+        for _ in 0..n {
+            let host = r.text()?;
+            let crawler = r.crawler()?;
+            let path = r.string()?.to_string();
+            let fetch = Fetch {
+                time: r.i64()?,
+                verified: r.opt_bool()?,
+                client: r.text()?.to_string(),
+                method: r.text()?.to_string(),
+                status: r.u16()?,
+            };
+            fetches.push((host, EngineFetch::new(crawler, path, fetch)));
+        }
+        let n = r.count(12)?;
+        let mut referrals = Vec::with_capacity(n);
+        for _ in 0..n {
+            referrals.push(Referral::new(
+                r.text()?,
+                r.i64()?,
+                r.string()?.into(),
+                r.text()?.to_string(),
+                r.text()?.to_string(),
+            ));
+        }
+        let n = r.count(9)?;
+        let mut referred_until = HashMap::default();
+        for _ in 0..n {
+            referred_until.insert(r.text()?, r.i64()?);
+        }
+        let n = r.count(2)?;
+        let mut unknown_hosts = UnknownHosts::default();
+        for _ in 0..n {
+            let (host, count) = (r.text()?, r.u64()?);
+            unknown_hosts.named.insert(host, count);
+        }
+        unknown_hosts.other = r.u64()?;
+        let user_triggered = super::findings::UserTriggered::read(r)?;
+        Ok(Kept {
+            counts,
+            violations,
+            delayed,
+            charged,
+            fetches,
+            referrals,
+            referred_until,
+            unknown_hosts,
+            user_triggered,
+        })
     }
 }

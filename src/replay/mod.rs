@@ -45,8 +45,10 @@ mod judge;
 mod kept;
 mod kinds;
 mod noindex;
+mod split;
 mod state;
 mod violations;
+mod wire;
 
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
@@ -64,10 +66,12 @@ use kept::{Charged, EngineFetch, Kept, Referral};
 
 pub use disallow::Lookups;
 pub(crate) use findings::merge_unknown_hosts;
-pub use judge::replay;
+pub use judge::{replay, replay_parts};
 pub use kinds::{FINDING_KINDS, FindingKind, VIOLATION_KINDS, ViolationKind};
+pub use split::SplitCollector;
 pub use state::{Fetch, LastRequest, State};
 pub use violations::{ViolationRef, Violations};
+pub use wire::WireError;
 
 /// How the audit judges.
 #[derive(Clone, Debug)]
@@ -331,6 +335,18 @@ impl Context {
         self
     }
 
+    /// Sets the shard the ordered stage judges (`distributed::judge`: one
+    /// context judges the shards of a task in turn); the collectors of a
+    /// run read the shard of the context they were made with.
+    pub fn set_shard(&mut self, shard: Option<Shard>) {
+        self.settings.shard = shard;
+    }
+
+    /// Sets what the previous run carried over, or none.
+    pub fn set_state(&mut self, state: Option<State>) {
+        self.state = state;
+    }
+
     /// The carried-over state, if any.
     pub fn state(&self) -> Option<&State> {
         self.state.as_ref()
@@ -556,6 +572,9 @@ impl Counts {
 #[derive(Debug)]
 struct Met {
     crawler: Arc<Crawler>,
+    /// The User-Agent it was first identified from (what names it in a
+    /// chunk's part written for another process, `wire`).
+    agent: Box<[u8]>,
     identity: [Option<u32>; 2],
     /// Its published ranges, gathered on its first request that needs
     /// them (`None` inside: none were loaded).
@@ -649,6 +668,15 @@ impl<'c> Collector<'c> {
         self.kept
     }
 
+    /// Per crawler met (by the address of its `Arc`), a User-Agent it
+    /// was identified from.
+    fn agents_met(&self) -> HashMap<usize, Box<[u8]>> {
+        self.met
+            .iter()
+            .map(|m| (Arc::as_ptr(&m.crawler) as usize, m.agent.clone()))
+            .collect()
+    }
+
     /// The crawler a User-Agent names, as met by this chunk.
     fn identify(&mut self, ua: &[u8]) -> Option<u32> {
         if let Some(hit) = self.agents.get(ua) {
@@ -662,6 +690,7 @@ impl<'c> Collector<'c> {
                     let m = self.met.len() as u32;
                     self.met.push(Met {
                         crawler,
+                        agent: ua.into(),
                         identity: [None; 2],
                         ranges: None,
                     });

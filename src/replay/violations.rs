@@ -539,6 +539,88 @@ impl Violations {
         places.map(|p| self.row_at(p))
     }
 
+    /// Writes the rows in the order they were added (`super::wire`).
+    pub(crate) fn write(&self, w: &mut super::wire::Writer<'_>) {
+        w.usize(self.len);
+        for v in self.iter() {
+            w.i64(v.time());
+            w.text(v.host());
+            w.text(v.crawler());
+            w.opt_bool(v.verified());
+            w.text(v.client_ip());
+            w.u64(v.kind().index() as u64);
+            w.text(v.method());
+            w.bytes(v.url().as_bytes());
+            w.u64(u64::from(v.status()));
+            w.text(v.rule());
+            w.opt_u32(v.rule_line());
+            match v.robots_version() {
+                Some(t) => {
+                    w.bool(true);
+                    w.text(t);
+                }
+                None => w.bool(false),
+            }
+            w.text(v.detail());
+            match v.user_agent() {
+                Some(t) => {
+                    w.bool(true);
+                    w.text(t);
+                }
+                None => w.bool(false),
+            }
+        }
+    }
+
+    /// Reads what [`Violations::write`] wrote, as one table in that order.
+    pub(crate) fn read(
+        r: &mut super::wire::Reader<'_, '_>,
+    ) -> Result<Violations, super::wire::WireError> {
+        use super::wire::WireError;
+        let n = r.count(20)?;
+        let mut table = Violations::default();
+        for _ in 0..n {
+            let time = r.i64()?;
+            let (host, crawler) = (r.text()?, r.text()?);
+            let verified = r.opt_bool()?;
+            let client_ip = r.text()?;
+            let kind = *ViolationKind::ALL
+                .get(r.u64()? as usize)
+                .ok_or_else(|| WireError("a violation of no kind".into()))?;
+            let method = r.text()?;
+            let url = r.string()?;
+            let status = r.u16()?;
+            let rule = r.text()?;
+            let rule_line = r.opt_u32()?;
+            let robots_version = if r.bool()? { Some(r.text()?) } else { None };
+            let detail = r.text()?;
+            let user_agent = if r.bool()? { Some(r.text()?) } else { None };
+            if url.len() > u32::MAX as usize / 2 {
+                return Err(WireError("a URL longer than a table holds".into()));
+            }
+            table.push_cells(&Cells {
+                time,
+                host: &host,
+                crawler: &crawler,
+                verified,
+                client_ip: &client_ip,
+                kind,
+                method: &method,
+                url,
+                status,
+                rule: &rule,
+                rule_line,
+                robots_version: robots_version.as_ref(),
+                detail: &detail,
+                user_agent: user_agent.as_ref(),
+            });
+        }
+        if let Some(last) = table.blocks.last_mut() {
+            last.seal();
+        }
+        Ok(table)
+    }
+
     /// The `i`-th row in the table's order as an owned [`Violation`]
     /// (sharing the table's texts).
     pub fn owned(&self, i: usize) -> Option<Violation> {

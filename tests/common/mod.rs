@@ -203,3 +203,17 @@ pub fn page_data(html: &str) -> serde_json::Value {
     let end = html[at..].find("</script>").expect("the data's end") + at;
     serde_json::from_str(&html[at..end]).expect("the data is JSON")
 }
+
+/// Copies directory `from` to `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
