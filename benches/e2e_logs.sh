@@ -9,7 +9,7 @@
 # Prints MB/s, lines/s, peak RSS and the ratios.
 #
 # Usage: benches/e2e_logs.sh [SIZE] [SEED]     (default 1G 1)
-# Env:   BENCH_DIR (default ./bench-data), SKIP_GOACCESS=1, SKIP_PYTHON=1, THREADS=N,
+# Env:   BENCH_DIR (default ./bench-data), SKIP_GOACCESS=1, SKIP_PYTHON=1, THREADS=N, SETUP_ONLY=1,
 #        HOSTS=N: a CDN's vhost_combined log of N hosts instead, each host with
 #        its own robots.txt (the shop's and a Disallow of its own), no pages;
 #        the Python and GoAccess contenders are skipped (they parse combined)
@@ -84,6 +84,9 @@ if [ -n "$HOSTS" ]; then
   SKIP_PYTHON=1
   SKIP_GOACCESS=1
 fi
+# SETUP_ONLY=1: the log, its gzip and the snapshot are ready; nothing is timed
+# (benches/spark_e2e.sh uses them).
+[ -n "${SETUP_ONLY:-}" ] && exit 0
 BYTES=$(stat -c %s "$LOG")
 LINES=$(wc -l < "$LOG")
 THREADS_ARG=()

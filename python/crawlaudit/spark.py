@@ -32,7 +32,8 @@ same shuffle as each shard's first rows.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import pyarrow as pa
@@ -74,9 +75,28 @@ def _task_job(argv: Sequence[str]) -> Job:
     key = tuple(argv)
     job = _JOBS.get(key)
     if job is None:
+        _use_task_cpus()
         _JOBS.clear()
         job = _JOBS[key] = Job(list(argv), driver=False)
     return job
+
+
+def _use_task_cpus() -> None:
+    """The core's thread pools (rayon's, polars') as wide as the task's
+    share of its executor (``spark.task.cpus``, 1 by default): Spark runs
+    one task per core at once, and a task with a pool per core each would
+    oversubscribe the executor. Set before the pools start (the first job
+    of the worker); a value the user set is kept."""
+    try:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        cpus = context.cpus() if context is not None else None
+    except Exception:  # an older PySpark, or not in a task
+        cpus = None
+    if cpus:
+        os.environ.setdefault("RAYON_NUM_THREADS", str(cpus))
+        os.environ.setdefault("POLARS_MAX_THREADS", str(cpus))
 
 
 class _Stream:
@@ -98,14 +118,17 @@ def _batches(capsule: Any, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
             yield batch.slice(i, 1).cast(schema)
 
 
-def _ingest_fn(argv: Sequence[str], shards: int, hook: Optional[Callable[[str, int], None]]):
+def _ingest_fn(
+    argv: Sequence[str],
+    inputs: Sequence[str],
+    shards: int,
+    hook: Optional[Callable[[str, int], None]],
+):
     def ingest(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         job = _task_job(argv)
         for batch in batches:
-            for file, path in zip(
-                batch.column("file").to_pylist(), batch.column("path").to_pylist()
-            ):
-                yield from _batches(job.ingest(file, path, shards), _PARTS_SPARK)
+            for file in batch.column(0).to_pylist():
+                yield from _batches(job.ingest(file, inputs[file], shards), _PARTS_SPARK)
                 if hook is not None:
                     hook("ingest", file)
 
@@ -160,6 +183,13 @@ class Audit:
     violations: Any
     crawlers: Any
     findings: Any
+    #: Seconds of each step on the driver: ``prepare`` (flags, snapshot),
+    #: ``ingest`` (every file read; ends when the accounting is collected),
+    #: ``judge`` (the shuffle, each shard judged, the reports collected),
+    #: ``assemble`` (merged and written).
+    seconds: dict = field(default_factory=dict)
+    #: Bytes of the rows that crossed the shuffle (parts and states).
+    shuffled_bytes: int = 0
 
 
 def flags(**options: Any) -> list:
@@ -201,22 +231,34 @@ def audit_argv(
     argv: Sequence[str],
     shards: int = 0,
     _task_hook: Optional[Callable[[str, int], None]] = None,
+    measure: bool = False,
 ) -> Audit:
     """:func:`audit` with the CLI's own flags (``argv`` as after
     ``crawlaudit audit``). ``_task_hook(stage, number)``, for tests, runs in
     each task after its rows are emitted (a hook that raises makes Spark
-    retry the task)."""
+    retry the task). ``measure``: count the bytes that cross the shuffle
+    (one more pass over the ingested rows; ``Audit.shuffled_bytes``)."""
     from pyspark import StorageLevel
 
     argv = list(argv)
+    clock = time.perf_counter()
+    seconds = {}
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        seconds[name] = round(now - clock, 3)
+        clock = now
+
     driver = Job(argv, driver=True)
+    lap("prepare")
     if shards <= 0:
         shards = max(1, spark.sparkContext.defaultParallelism)
     inputs = driver.inputs()
-    listing = spark.sparkContext.parallelize(
-        list(enumerate(inputs)), numSlices=max(1, len(inputs))
-    ).toDF("file int, path string")
-    ingested = listing.mapInArrow(_ingest_fn(argv, shards, _task_hook), PARTS).persist(
+    # A task per file: the files' numbers, a partition each (made in the
+    # JVM: a Python RDD would cost each task a second trip through Python).
+    listing = spark.range(0, len(inputs), 1, max(1, len(inputs)))
+    ingested = listing.mapInArrow(_ingest_fn(argv, inputs, shards, _task_hook), PARTS).persist(
         StorageLevel.MEMORY_AND_DISK
     )
     try:
@@ -226,6 +268,7 @@ def audit_argv(
             files[row.file] = bytes(row.payload).decode("utf-8")
         if any(f is None for f in files):
             raise RuntimeError("an input's accounting is missing: a task lost its rows")
+        lap("ingest")
         parts = ingested.where("shard >= 0")
         states = driver.states(shards)
         if states:
@@ -233,6 +276,12 @@ def audit_argv(
                 [(s, -1, -1, bytearray(b)) for s, b in states], PARTS
             )
             parts = parts.unionByName(state_rows)
+        shuffled = sum(len(b) for _, b in states)
+        if measure:
+            shuffled += (
+                parts.where("file >= 0").selectExpr("coalesce(sum(length(payload)), 0) AS n").first().n
+            )
+            lap("measure")
         judged = (
             parts.repartition(shards, "shard")
             .sortWithinPartitions("shard", "file", "chunk")
@@ -253,9 +302,11 @@ def audit_argv(
             for batch in _batches(task.judge(shards, files, nothing, missing), REPORTS_ARROW)
             for b in batch.to_pylist()
         ]
+    lap("judge")
     code = driver.assemble(files, rows)
+    lap("assemble")
     out_dir = _out_of(argv)
-    return Audit(code, out_dir, *_tables(spark, out_dir))
+    return Audit(code, out_dir, *_tables(spark, out_dir), seconds=seconds, shuffled_bytes=shuffled)
 
 
 def _out_of(argv: Sequence[str]) -> str:

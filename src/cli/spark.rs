@@ -8,9 +8,10 @@
 //! - [`Job::judge`]: one shard's parts in file order, and its hosts' part of
 //!   the previous night's state; returns the files of the shard report that
 //!   `crawlaudit audit --shard K/N` would write (its Parquet tables and
-//!   `summary.json`) and the shard's next state. No task writes anywhere
-//!   but a temporary directory of its own, which it removes: a retried or
-//!   speculative task only returns the same bytes again.
+//!   `summary.json`, encoded in memory) and the shard's next state. No
+//!   task writes anywhere but a temporary file of its own (a state's
+//!   bytes), which it removes: a retried or speculative task only returns
+//!   the same bytes again.
 //! - [`Job::assemble`]: on the driver, the shard reports merged
 //!   ([`Report::merge`]) and written as `crawlaudit audit` writes its
 //!   report, the next state written, and the CLI's exit code.
@@ -24,7 +25,7 @@ use clap::Parser;
 use crawlaudit::distributed::{self, Part};
 use crawlaudit::logs::{FileReport, Input};
 use crawlaudit::replay::State;
-use crawlaudit::report::{OutputFormats, Report};
+use crawlaudit::report::Report;
 use crawlaudit::shard::Shard;
 
 use super::audit::{Args, Prepared, prepare, refuse_nothing_read};
@@ -36,14 +37,6 @@ struct AuditFlags {
     #[command(flatten)]
     args: Args,
 }
-
-/// The files of a shard report that `merge` reads.
-const SHARD_FILES: OutputFormats = OutputFormats {
-    csv: false,
-    parquet: true,
-    json: true,
-    html: false,
-};
 
 /// The name the next state of a shard goes by among its report's files.
 pub const STATE_FILE: &str = "state.parquet";
@@ -178,8 +171,8 @@ impl Job {
     /// next state under [`STATE_FILE`].
     ///
     /// # Errors
-    /// A part or state that is not this version's, or a report that cannot
-    /// be written to the task's temporary directory.
+    /// A part or state that is not this version's, or a table that cannot
+    /// be encoded.
     pub fn judge<'b>(
         &mut self,
         shard: Shard,
@@ -205,21 +198,7 @@ impl Job {
         let mut report = Report::build_taking_rows(&mut outcome, &run_info)?;
         let ctx = &self.prepared.ctx;
         report.name_rule_groups(|host, version, line| ctx.rule_group(host, version, line));
-        let dir = tempfile::Builder::new()
-            .prefix("crawlaudit-shard-")
-            .tempdir()
-            .context("a temporary directory for the shard report")?;
-        let out = dir.path().join("report");
-        report.write(&out, SHARD_FILES)?;
-        let mut shard_files = Vec::new();
-        for name in SHARD_FILES.files_with_marker() {
-            if name.ends_with(".ndjson") {
-                continue;
-            }
-            let bytes = std::fs::read(out.join(&name))
-                .with_context(|| format!("reading the shard report's {name}"))?;
-            shard_files.push((name, bytes));
-        }
+        let mut shard_files = report.shard_files()?;
         if self.has_state() {
             shard_files.push((STATE_FILE.to_string(), state_bytes(&outcome.state)?));
         }

@@ -544,6 +544,47 @@ impl Report {
         out_dir::swap_in(tmp, &target, parent, &name)
     }
 
+    /// The files of this report that `merge` reads (its Parquet tables and
+    /// `summary.json`), in memory, each as written to a report directory:
+    /// what a distributed run's shard task hands to the driver instead of a
+    /// directory (`distributed`, `cli::spark`). The tables are encoded in
+    /// parallel.
+    ///
+    /// # Errors
+    /// A table polars cannot encode.
+    pub fn shard_files(&self) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        use rayon::prelude::*;
+        let tables = [
+            ("crawlers", &self.crawlers),
+            ("findings", &self.findings),
+            ("daily", &self.daily),
+        ];
+        let (violations, others) = rayon::join(
+            || -> PolarsResult<Vec<u8>> {
+                let mut bytes = Vec::new();
+                violations::write_parquet(&mut bytes, &self.violations, &self.who)?;
+                Ok(bytes)
+            },
+            || -> PolarsResult<Vec<(String, Vec<u8>)>> {
+                tables
+                    .par_iter()
+                    .map(|(name, df)| {
+                        let mut bytes = Vec::new();
+                        ParquetWriter::new(&mut bytes).finish(&mut (*df).clone())?;
+                        Ok((format!("{name}.parquet"), bytes))
+                    })
+                    .collect()
+            },
+        );
+        let mut files = vec![("violations.parquet".to_string(), violations?)];
+        files.extend(others?);
+        files.push((
+            "summary.json".to_string(),
+            self.summary.to_json().into_bytes(),
+        ));
+        Ok(files)
+    }
+
     fn write_files(
         &self,
         dir: &Path,

@@ -925,3 +925,35 @@ fn a_sentence_adds_up_a_rule_over_hosts() {
         "Disallow: /private/ and the crawl-delay row's rule"
     );
 }
+
+#[test]
+fn shard_files_are_the_files_a_report_directory_holds() {
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    let dir = temp("shard-files");
+    let formats = OutputFormats {
+        csv: false,
+        parquet: true,
+        json: true,
+        html: false,
+    };
+    report.write(&dir, formats).unwrap();
+    let files = report.shard_files().unwrap();
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "violations.parquet",
+            "crawlers.parquet",
+            "findings.parquet",
+            "daily.parquet",
+            "summary.json"
+        ]
+    );
+    for (name, bytes) in &files {
+        assert!(
+            std::fs::read(dir.join(name)).unwrap() == *bytes,
+            "{name} differs from the written file"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
