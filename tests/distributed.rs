@@ -36,14 +36,14 @@ fn cli(args: &[String], out: &Path) -> i32 {
 fn distributed(args: &[String], out: &Path, n: u32) -> u8 {
     let mut argv = args.to_vec();
     argv.extend(["--quiet".into(), "--out".into(), out.display().to_string()]);
-    let driver = Job::new(&argv, true).unwrap();
+    let driver = Job::new(&argv, true, &[]).unwrap();
     let inputs = driver.inputs();
     let mut files = vec![String::new(); inputs.len()];
     let mut parts: Vec<Part> = Vec::new();
     for (i, path) in inputs.iter().enumerate().rev() {
         // A task of its own: a job of its own, as on an executor.
-        let task = Job::new(&argv, false).unwrap();
-        let (file, mut p) = task.ingest(i as u32, path, n).unwrap();
+        let task = Job::new(&argv, false, &[]).unwrap();
+        let (file, mut p) = task.ingest(i as u32, path, n, None).unwrap();
         files[i] = file;
         parts.append(&mut p);
     }
@@ -52,7 +52,7 @@ fn distributed(args: &[String], out: &Path, n: u32) -> u8 {
     let states = driver.states(n).unwrap();
     let mut reports: Vec<(u32, Files)> = Vec::new();
     for index in (0..n).rev() {
-        let mut task = Job::new(&argv, false).unwrap();
+        let mut task = Job::new(&argv, false, &[]).unwrap();
         let state = states
             .iter()
             .find(|(s, _)| *s == index)
@@ -245,18 +245,18 @@ fn nights_with_state_distributed_equal_the_cli_nights() {
 
 #[test]
 fn the_tasks_refuse_what_the_cli_refuses() {
-    let e = Job::new(&["--bogus".to_string()], true).err().unwrap();
+    let e = Job::new(&["--bogus".to_string()], true, &[]).err().unwrap();
     assert_eq!(
         e.to_string(),
         "unexpected argument '--bogus' found; a similar argument exists: '--bots' (see crawlaudit audit --help)"
     );
-    let e = Job::new(&["a.log".into(), "--shard".into(), "0/2".into()], true)
+    let e = Job::new(&["a.log".into(), "--shard".into(), "0/2".into()], true, &[])
         .err()
         .unwrap();
     assert!(
         e.to_string().starts_with("--shard is for one machine"),
         "{e}"
     );
-    let e = Job::new(&["-".into()], true).err().unwrap();
+    let e = Job::new(&["-".into()], true, &[]).err().unwrap();
     assert!(e.to_string().contains("standard input"), "{e}");
 }

@@ -128,11 +128,75 @@ def _ingest_fn(
         job = _task_job(argv)
         for batch in batches:
             for file in batch.column(0).to_pylist():
-                yield from _batches(job.ingest(file, inputs[file], shards), _PARTS_SPARK)
+                path = inputs[file]
+                if _is_uri(path):
+                    with _local_copy(path) as copy:
+                        out = job.ingest(file, copy, shards, path)
+                else:
+                    out = job.ingest(file, path, shards)
+                yield from _batches(out, _PARTS_SPARK)
                 if hook is not None:
                     hook("ingest", file)
 
     return ingest
+
+
+def _is_uri(arg: str) -> bool:
+    """A URI of a file system ``pyarrow.fs`` opens (``s3://``, ``gs://``,
+    ``abfs://``, ``hdfs://``, ``file://``), not a path (as the core says)."""
+    scheme, sep, _ = arg.partition("://")
+    return bool(sep) and scheme[:1].isalpha() and all(c.isalnum() or c in "+-." for c in scheme)
+
+
+def _list_remote(uri: str) -> list:
+    """The files under a URI: the object itself, or every file below a
+    directory (prefix), in path order; each named by a URI."""
+    from pyarrow import fs as pafs
+
+    try:
+        filesystem, path = pafs.FileSystem.from_uri(uri)
+        info = filesystem.get_file_info(path)
+        if info.type == pafs.FileType.File:
+            return [uri]
+        if info.type == pafs.FileType.Directory:
+            base = uri.rstrip("/")
+            root = path.rstrip("/")
+            found = filesystem.get_file_info(pafs.FileSelector(path, recursive=True))
+            files = sorted(f.path for f in found if f.type == pafs.FileType.File)
+            if not files:
+                raise RuntimeError(f"log directory {uri} holds no file")
+            return [base + f[len(root) :] for f in files]
+    except RuntimeError:
+        raise
+    except Exception as e:  # pyarrow's own errors: no such bucket, no credentials
+        raise RuntimeError(f"log {uri} cannot be listed: {e}") from e
+    raise RuntimeError(f"log file {uri} does not exist")
+
+
+class _local_copy:
+    """A URI's object streamed once into a local temporary file (as stored:
+    the core tells gzip, zstd and bzip2 by their first bytes), removed
+    after."""
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+        self.path = None
+
+    def __enter__(self) -> str:
+        import shutil
+        import tempfile
+
+        from pyarrow import fs as pafs
+
+        filesystem, path = pafs.FileSystem.from_uri(self.uri)
+        fd, self.path = tempfile.mkstemp(prefix="crawlaudit-log-")
+        with os.fdopen(fd, "wb") as out, filesystem.open_input_stream(path, compression=None) as src:
+            shutil.copyfileobj(src, out, 8 << 20)
+        return self.path
+
+    def __exit__(self, *exc) -> None:
+        if self.path is not None:
+            os.unlink(self.path)
 
 
 def _judge_fn(
@@ -250,7 +314,8 @@ def audit_argv(
         seconds[name] = round(now - clock, 3)
         clock = now
 
-    driver = Job(argv, driver=True)
+    remote = [f for uri in Job.remote_logs(argv) for f in _list_remote(uri)]
+    driver = Job(argv, driver=True, remote=remote)
     lap("prepare")
     if shards <= 0:
         shards = max(1, spark.sparkContext.defaultParallelism)

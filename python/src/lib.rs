@@ -141,11 +141,22 @@ impl Job {
     /// Parses `argv` (the flags of `crawlaudit audit`) as the CLI does and
     /// loads the catalogue, ranges and snapshot; `driver`: the run that
     /// writes the report (checks `--out` and `--state`).
+    /// `remote`: on the driver, the files it listed under the URI
+    /// arguments (`Job.remote_logs`), audited after the local inputs.
     #[new]
-    #[pyo3(signature = (argv, driver = false))]
-    fn new(py: Python<'_>, argv: Vec<String>, driver: bool) -> PyResult<Job> {
-        let job = py.detach(|| CoreJob::new(&argv, driver)).map_err(error)?;
+    #[pyo3(signature = (argv, driver = false, remote = Vec::new()))]
+    fn new(py: Python<'_>, argv: Vec<String>, driver: bool, remote: Vec<String>) -> PyResult<Job> {
+        let job = py
+            .detach(|| CoreJob::new(&argv, driver, &remote))
+            .map_err(error)?;
         Ok(Job { job })
+    }
+
+    /// The log arguments of `argv` that are URIs (`s3://...`), for the
+    /// driver to list through `pyarrow.fs`.
+    #[staticmethod]
+    fn remote_logs(argv: Vec<String>) -> PyResult<Vec<String>> {
+        CoreJob::remote_logs(&argv).map_err(error)
     }
 
     /// The log files, in the order the CLI audits them.
@@ -173,16 +184,19 @@ impl Job {
 
     /// Reads log file `path`, the `file`-th input, split among `shards`:
     /// an Arrow stream of `(shard int32, file int32, chunk int32, payload
-    /// large_binary)`, the accounting's row first (`shard` -1).
+    /// large_binary)`, the accounting's row first (`shard` -1). `name`: what
+    /// the report calls the file when `path` is a local copy of it.
+    #[pyo3(signature = (file, path, shards, name = None))]
     fn ingest<'py>(
         &self,
         py: Python<'py>,
         file: u32,
         path: String,
         shards: u32,
+        name: Option<String>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let (accounting, parts) = py
-            .detach(|| self.job.ingest(file, &path, shards))
+            .detach(|| self.job.ingest(file, &path, shards, name.as_deref()))
             .map_err(error)?;
         let n = parts.len() + 1;
         let mut shard = Vec::with_capacity(n);

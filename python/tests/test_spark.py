@@ -250,3 +250,39 @@ def test_a_bad_file_gives_the_cli_messages_and_exit_codes(spark, tmp_path, capfd
         lines = [l for l in err.splitlines() if l.startswith("crawlaudit: error")]
         assert lines[-1] == f"crawlaudit: error: no log could be read: the report in {out} is left as it was", err
         assert (out / "violations.csv").read_bytes() == before
+
+
+def test_logs_in_object_storage_are_read_through_pyarrow_fs(spark, tmp_path):
+    # file:// goes through the same code as s3:// or gs:// (pyarrow.fs lists
+    # the prefix and each task streams its object to a local copy); the
+    # tables are the CLI's on the same files, and the report names the URIs.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    files = demo_in_files(logs, 3)
+    gz = logs / "access-2.log.gz"
+    gz.write_bytes(gzip.compress(files[2].read_bytes()))
+    files[2].unlink()
+    base = ["--snapshot", DEMO / "snapshot", "--ip-ranges", DEMO / "ip-ranges"]
+    single = tmp_path / "cli"
+    code, err = cli([logs, *base], single)
+    assert code == 0, err
+    out = tmp_path / "spark"
+    result = spark_audit(spark, [f"file://{logs}/", *base], out, 3)
+    assert result.exit_code == 0
+    for name in FILES:
+        if name == "report.html":
+            continue
+        assert (single / name).read_bytes() == (out / name).read_bytes(), name
+    ours, theirs = summary_without_run(out), summary_without_run(single)
+    assert [f["path"] for f in ours["inputs"]["files"]] == [
+        f"file://{logs}/access-0.log",
+        f"file://{logs}/access-1.log",
+        f"file://{logs}/access-2.log.gz",
+    ]
+    assert [f["compressed"] for f in ours["inputs"]["files"]] == [False, False, True]
+    for f in ours["inputs"]["files"] + theirs["inputs"]["files"]:
+        f.pop("path")
+    assert ours == theirs
+    # A URI that names nothing is refused before any task runs.
+    with pytest.raises(RuntimeError, match="does not exist"):
+        spark_audit(spark, [f"file://{logs}/nothing.log", *base], tmp_path / "none", 2)

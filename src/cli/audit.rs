@@ -322,9 +322,17 @@ pub(crate) struct Prepared {
 
 /// Checks the flags and loads what the audit reads besides the logs.
 /// `driver`: the run that writes the report, which checks `--out` and
-/// `--state` before any work and reads the `--state` file (a distributed
-/// run's tasks write nothing, and get their hosts' state from the driver).
-pub(crate) fn prepare(args: &Args, driver: bool) -> anyhow::Result<Prepared> {
+/// `--state` before any work, lists the inputs and reads the `--state` file
+/// (a distributed run's tasks write nothing, are handed each file's path,
+/// and get their hosts' state from the driver). `remote`: a distributed
+/// run's log arguments that are URIs of object storage (`s3://...`, see
+/// [`is_uri`]) are not paths: the files the driver listed under them,
+/// which come after the local inputs; `None`: every argument is a path.
+pub(crate) fn prepare(
+    args: &Args,
+    driver: bool,
+    remote: Option<&[String]>,
+) -> anyhow::Result<Prepared> {
     let formats = parse_formats(&args.output_formats)?;
     let fail_on = args
         .fail_on
@@ -355,7 +363,12 @@ pub(crate) fn prepare(args: &Args, driver: bool) -> anyhow::Result<Prepared> {
             args.ip_ranges.clone(),
         ),
     };
-    if log_args.is_empty() {
+    let log_args: Vec<String> = match remote {
+        Some(_) => log_args.into_iter().filter(|a| !is_uri(a)).collect(),
+        None => log_args,
+    };
+    let remote = remote.unwrap_or_default();
+    if driver && log_args.is_empty() && remote.is_empty() {
         bail!("no logs to audit: give log files, directories, patterns or - (stdin)");
     }
     // Before any work: where the report and the state go.
@@ -365,7 +378,19 @@ pub(crate) fn prepare(args: &Args, driver: bool) -> anyhow::Result<Prepared> {
             super::refuse_inside_out(state, &args.out, "--state")?;
         }
     }
-    let inputs = expand_inputs(&log_args).map_err(anyhow::Error::msg)?;
+    let inputs = if !driver {
+        // A task is handed each file's path.
+        Vec::new()
+    } else if log_args.is_empty() {
+        remote
+            .iter()
+            .map(|u| Input::File(PathBuf::from(u)))
+            .collect()
+    } else {
+        let mut inputs = expand_inputs(&log_args).map_err(anyhow::Error::msg)?;
+        inputs.extend(remote.iter().map(|u| Input::File(PathBuf::from(u))));
+        inputs
+    };
     let format = super::log_format(
         &args.format,
         args.json_fields.as_deref(),
@@ -426,10 +451,22 @@ pub(crate) fn prepare(args: &Args, driver: bool) -> anyhow::Result<Prepared> {
     })
 }
 
+/// Whether a log argument is a URI (`scheme://...`, the scheme as RFC 3986
+/// spells one): object storage that a distributed run reads through
+/// `pyarrow.fs`, not a path.
+pub(crate) fn is_uri(arg: &str) -> bool {
+    arg.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    })
+}
+
 /// Runs `audit`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let prepared = prepare(args, true)?;
+    let prepared = prepare(args, true, None)?;
     // Never dropped: the process ends after the run, and freeing a CDN's
     // thousands of parsed robots.txt files one by one would only cost time.
     let prepared = std::mem::ManuallyDrop::new(prepared);

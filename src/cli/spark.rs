@@ -28,7 +28,7 @@ use crawlaudit::replay::State;
 use crawlaudit::report::Report;
 use crawlaudit::shard::Shard;
 
-use super::audit::{Args, Prepared, prepare, refuse_nothing_read};
+use super::audit::{Args, Prepared, is_uri, prepare, refuse_nothing_read};
 
 /// `crawlaudit audit`'s flags, parsed alone.
 #[derive(Debug, Parser)]
@@ -55,26 +55,17 @@ impl Job {
     /// Parses `argv` (the flags of `crawlaudit audit`, without the command's
     /// name) as the CLI does and prepares the audit: checks the flags,
     /// loads the catalogue, ranges and snapshot. `driver`: the driver also
-    /// checks `--out` and `--state`, where only it writes.
+    /// checks `--out` and `--state`, where only it writes, and lists the
+    /// inputs: the local ones as the CLI does, then `remote`, the files it
+    /// listed under the URI arguments ([`Job::remote_logs`]).
     ///
     /// # Errors
     /// What the CLI refuses, in its words: a bad flag in one line, a
     /// snapshot or catalogue that cannot be read, `--shard` (a cluster run
     /// splits by host itself), standard input (no task can read it).
-    pub fn new(argv: &[String], driver: bool) -> anyhow::Result<Job> {
+    pub fn new(argv: &[String], driver: bool, remote: &[String]) -> anyhow::Result<Job> {
         let started = Instant::now();
-        let flags = AuditFlags::try_parse_from(
-            std::iter::once("crawlaudit-spark audit".to_string()).chain(argv.iter().cloned()),
-        )
-        .map_err(|e| {
-            let line = super::argument_error_line(&e);
-            let line = line.strip_prefix("crawlaudit: error: ").unwrap_or(&line);
-            anyhow::anyhow!(
-                "{}",
-                line.replace("(see crawlaudit --help)", "(see crawlaudit audit --help)")
-            )
-        })?;
-        let args = flags.args;
+        let args = parse(argv)?;
         if args.shard.is_some() {
             bail!(
                 "--shard is for one machine per shard (an Indexed Job); on Spark, give --shards N and every log is read once"
@@ -85,12 +76,27 @@ impl Job {
         }
         // The driver checks --out and --state, and reads the state; a
         // task writes nothing.
-        let prepared = prepare(&args, driver)?;
+        let prepared = prepare(&args, driver, Some(remote))?;
         Ok(Job {
             args,
             prepared,
             started,
         })
+    }
+
+    /// The log arguments of `argv` that are URIs of object storage
+    /// (`s3://`, `gs://`, `abfs://`, `hdfs://`, `file://`, ...), which the
+    /// driver lists through `pyarrow.fs` and hands to [`Job::new`] as
+    /// files.
+    ///
+    /// # Errors
+    /// A bad flag, in the CLI's words.
+    pub fn remote_logs(argv: &[String]) -> anyhow::Result<Vec<String>> {
+        Ok(parse(argv)?
+            .logs
+            .into_iter()
+            .filter(|l| is_uri(l))
+            .collect())
     }
 
     /// The log files, in the order the CLI audits them (directories and
@@ -113,7 +119,8 @@ impl Job {
 
     /// Reads log file `path`, the `file`-th input, and splits it among
     /// `shards` shards: its accounting (as JSON, the report's own form) and
-    /// its parts.
+    /// its parts. `name`: what the report calls the file, when `path` is a
+    /// local copy (of an object in storage, named by its URI).
     ///
     /// # Errors
     /// A shard count of 0.
@@ -122,6 +129,7 @@ impl Job {
         file: u32,
         path: &str,
         shards: u32,
+        name: Option<&str>,
     ) -> anyhow::Result<(String, Vec<Part>)> {
         if shards == 0 {
             bail!("--shards must be at least 1");
@@ -134,7 +142,12 @@ impl Job {
             shards,
         );
         let mut files = self.prepared.named_files(vec![ingested.file]);
-        let file = files.pop().expect("one file");
+        let mut file = files.pop().expect("one file");
+        if let Some(name) = name {
+            // The copy's path, wherever the report or a message names it.
+            file.path = name.to_string();
+            file.fault = file.fault.map(|f| f.replace(path, name));
+        }
         Ok((serde_json::to_string(&file)?, ingested.parts))
     }
 
@@ -247,6 +260,23 @@ impl Job {
         self.prepared
             .conclude(&self.args, &report, &files, state.as_ref())
     }
+}
+
+/// `argv` parsed as `crawlaudit audit`'s flags; a refusal in the CLI's one
+/// line.
+fn parse(argv: &[String]) -> anyhow::Result<Args> {
+    let flags = AuditFlags::try_parse_from(
+        std::iter::once("crawlaudit-spark audit".to_string()).chain(argv.iter().cloned()),
+    )
+    .map_err(|e| {
+        let line = super::argument_error_line(&e);
+        let line = line.strip_prefix("crawlaudit: error: ").unwrap_or(&line);
+        anyhow::anyhow!(
+            "{}",
+            line.replace("(see crawlaudit --help)", "(see crawlaudit audit --help)")
+        )
+    })?;
+    Ok(flags.args)
 }
 
 /// The shard number of a `shard-K` directory.
