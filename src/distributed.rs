@@ -124,7 +124,10 @@ pub fn ingest(
 /// Judges shard `shard` from its parts, in file order, with the
 /// previous night's `state` of the shard's hosts ([`state_of_shard`]):
 /// the outcome of `crawlaudit audit --shard K/N` over the same files. `ctx`
-/// is the job's context; its shard and state are set for this judgement.
+/// is the job's context: its shard and state are set for this judgement
+/// and put back after it, so that a worker that keeps one context for its
+/// tasks ingests the next file with every line (a context with a shard
+/// keeps only that shard's lines).
 ///
 /// # Errors
 /// A part that this version's [`ingest`] did not write with the same
@@ -135,9 +138,13 @@ pub fn judge<'b>(
     state: Option<State>,
     parts: impl IntoIterator<Item = &'b [u8]>,
 ) -> Result<Outcome, WireError> {
+    let shard_before = ctx.settings().shard;
     ctx.set_shard(Some(shard));
-    ctx.set_state(state);
-    replay_parts(ctx, parts)
+    let state_before = ctx.replace_state(state);
+    let outcome = replay_parts(ctx, parts);
+    ctx.set_shard(shard_before);
+    ctx.replace_state(state_before);
+    outcome
 }
 
 /// The entries of `state` whose host belongs to `shard`.
@@ -250,10 +257,11 @@ mod chunk_tests {
             let mut rows = Vec::new();
             let mut findings = 0;
             let mut requests = 0;
+            // One context for every task, as a worker keeps one.
+            let mut worker = ctx();
             for index in 0..count {
-                let mut judge_ctx = ctx();
                 let outcome = judge(
-                    &mut judge_ctx,
+                    &mut worker,
                     Shard { index, count },
                     None,
                     ingested
@@ -275,6 +283,11 @@ mod chunk_tests {
             assert_eq!(rows, expected, "{count} shards");
             assert_eq!(findings, whole.findings.len(), "{count} shards");
             assert_eq!(requests, whole.counts.requests, "{count} shards");
+            // A file ingested after a judgement on the same context is
+            // split as before (the judgement put the context back).
+            assert!(worker.settings().shard.is_none() && worker.state().is_none());
+            let again = ingest(&worker, &log, &read, 0, count);
+            assert_eq!(again.parts, ingested.parts, "{count} shards");
         }
     }
 }

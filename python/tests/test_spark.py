@@ -121,6 +121,13 @@ def test_every_case_and_the_demo_equal_crawlaudit_audit(spark, tmp_path):
                 assert_same_report(single, out, f"{name}, N = {n}, shuffle partitions {p}")
                 runs += 1
     assert runs == len(cases()) * 4 + 4
+    # The same command again: the workers keep their jobs from the last run
+    # (judging set a shard on them), and read every line all the same.
+    name, args = cases()[-1]
+    out = tmp_path / "demo-again"
+    for _ in range(2):
+        assert spark_audit(spark, args, out, 2).exit_code == 0
+        assert_same_report(tmp_path / "demo-cli", out, "the demo run twice")
     # The tables come back as DataFrames too.
     rows = result.violations.count()
     assert rows == len((single / "violations.csv").read_text().splitlines()) - 1
@@ -191,10 +198,23 @@ def test_three_nights_with_state_equal_one_run_over_the_three_days(spark, tmp_pa
     assert code == 0, err
     state = tmp_path / "state" / "crawlaudit.parquet"
     rows, alone = [], []
+    import crawlaudit.spark
+
     for i, (path, n) in enumerate(zip(files, [2, 5, 1])):
         out = tmp_path / f"night-{i}"
-        result = spark_audit(spark, [path, *base, "--state", state], out, n)
+        # The keyword form: flags by name.
+        result = crawlaudit.spark.audit(
+            spark,
+            path,
+            shards=n,
+            snapshot=DEMO / "snapshot",
+            ip_ranges=DEMO / "ip-ranges",
+            state=state,
+            out=out,
+            quiet=True,
+        )
         assert result.exit_code == 0
+        assert result.violations.count() == len((out / "violations.csv").read_text().splitlines()) - 1
         rows += (out / "violations.csv").read_text().splitlines()[1:]
         code, err = cli([path, *base], tmp_path / f"alone-{i}")
         assert code == 0, err

@@ -252,7 +252,10 @@ impl UserTriggered {
     /// Writes the rows (`super::wire`).
     pub(crate) fn write(&self, w: &mut super::wire::Writer<'_>) {
         w.usize(self.rows.len());
-        for ((host, identity, rule, line, version), row) in &self.rows {
+        // In key order: the same chunk is the same bytes.
+        let mut rows: Vec<_> = self.rows.iter().collect();
+        rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for ((host, identity, rule, line, version), row) in rows {
             w.text(host);
             w.text(identity);
             w.text(rule);

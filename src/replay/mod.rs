@@ -342,9 +342,10 @@ impl Context {
         self.settings.shard = shard;
     }
 
-    /// Sets what the previous run carried over, or none.
-    pub fn set_state(&mut self, state: Option<State>) {
-        self.state = state;
+    /// Sets what the previous run carried over, or none; returns what was
+    /// set before.
+    pub fn replace_state(&mut self, state: Option<State>) -> Option<State> {
+        std::mem::replace(&mut self.state, state)
     }
 
     /// The carried-over state, if any.
