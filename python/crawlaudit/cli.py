@@ -51,6 +51,17 @@ def main(argv: Optional[Sequence[str]] = None, spark=None) -> int:
         )
         return 2
     argv = argv[1:]
+    from ._core import Job
+
+    if "-h" in argv or "--help" in argv:
+        sys.stdout.write(Job.help())
+        sys.stdout.write(
+            "\nOn Spark:\n"
+            "      --shards <N>    judge tasks; hosts are split among them by a stable hash\n"
+            "                      (default: Spark's default parallelism)\n"
+            "      --master <URL>  Spark's master (default: spark-submit's, or local[*])\n"
+        )
+        return 0
     try:
         shards = _take(argv, "--shards")
         master = _take(argv, "--master")
@@ -59,6 +70,12 @@ def main(argv: Optional[Sequence[str]] = None, spark=None) -> int:
             raise ValueError(f"--shards {shards}: give a number of shards, 1 or more")
     except ValueError as e:
         sys.stderr.write(f"crawlaudit-spark: error: {e}\n")
+        return 2
+    try:
+        # The flags are checked before a Spark session is started.
+        Job.remote_logs(argv)
+    except RuntimeError as e:
+        sys.stderr.write(f"crawlaudit: error: {e}\n")
         return 2
     from .spark import audit_argv
 

@@ -152,6 +152,12 @@ impl Job {
         Ok(Job { job })
     }
 
+    /// `crawlaudit audit --help`'s text.
+    #[staticmethod]
+    fn help() -> String {
+        CoreJob::help()
+    }
+
     /// The log arguments of `argv` that are URIs (`s3://...`), for the
     /// driver to list through `pyarrow.fs`.
     #[staticmethod]

@@ -306,3 +306,17 @@ def test_logs_in_object_storage_are_read_through_pyarrow_fs(spark, tmp_path):
     # A URI that names nothing is refused before any task runs.
     with pytest.raises(RuntimeError, match="does not exist"):
         spark_audit(spark, [f"file://{logs}/nothing.log", *base], tmp_path / "none", 2)
+
+
+def test_help_and_bad_flags_need_no_spark_session(capfd):
+    from crawlaudit.cli import main
+
+    assert main(["audit", "--help"]) == 0
+    out = capfd.readouterr().out
+    assert "--snapshot <PATH>" in out and "--shards <N>" in out and "--master <URL>" in out
+    # Refused before a session starts (no session is given, none is made).
+    assert main(["audit", "a.log", "--since", "yesterday-ish"]) == 2
+    err = capfd.readouterr().err
+    assert err.startswith("crawlaudit: error: invalid value 'yesterday-ish' for '--since <TIME>'"), err
+    assert main(["audit", "a.log", "--shards", "0"]) == 2
+    assert "--shards 0: give a number of shards, 1 or more" in capfd.readouterr().err

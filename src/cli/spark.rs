@@ -32,7 +32,11 @@ use super::audit::{Args, Prepared, is_uri, prepare, refuse_nothing_read};
 
 /// `crawlaudit audit`'s flags, parsed alone.
 #[derive(Debug, Parser)]
-#[command(name = "crawlaudit-spark audit")]
+#[command(
+    name = "crawlaudit-spark audit",
+    about = "crawlaudit audit on Apache Spark: every log file read once, by one task; the report crawlaudit audit writes",
+    long_about = None
+)]
 struct AuditFlags {
     #[command(flatten)]
     args: Args,
@@ -97,6 +101,13 @@ impl Job {
             .into_iter()
             .filter(|l| is_uri(l))
             .collect())
+    }
+
+    /// `crawlaudit audit --help`'s text, as `crawlaudit-spark audit`
+    /// shows it.
+    pub fn help() -> String {
+        use clap::CommandFactory;
+        AuditFlags::command().render_help().to_string()
     }
 
     /// The log files, in the order the CLI audits them (directories and
