@@ -234,7 +234,6 @@ def _as_large(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         )
 
 
-
 @dataclass
 class Audit:
     """What :func:`audit` did: the CLI's exit code (0, 2 after a fault
