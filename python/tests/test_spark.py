@@ -125,9 +125,16 @@ def test_every_case_and_the_demo_equal_crawlaudit_audit(spark, tmp_path):
     # (judging set a shard on them), and read every line all the same.
     name, args = cases()[-1]
     out = tmp_path / "demo-again"
+    import time
+
     for _ in range(2):
+        t = time.perf_counter()
         assert spark_audit(spark, args, out, 2).exit_code == 0
+        wall = time.perf_counter() - t
         assert_same_report(tmp_path / "demo-cli", out, "the demo run twice")
+        # The run's time is this run's, not that of a job a worker kept.
+        seconds = json.loads((out / "summary.json").read_text())["run"]["seconds"]
+        assert 0 < seconds <= wall + 0.01, (seconds, wall)
     # The tables come back as DataFrames too.
     rows = result.violations.count()
     assert rows == len((single / "violations.csv").read_text().splitlines()) - 1

@@ -204,6 +204,9 @@ impl Job {
         state: Option<&[u8]>,
         parts: impl IntoIterator<Item = &'b [u8]>,
     ) -> anyhow::Result<Files> {
+        // A shard's run time is its judgement's (the driver's report says
+        // the whole run's).
+        let started = Instant::now();
         let files = parse_files(files)?;
         let prior = match (self.has_state(), state) {
             (false, _) => None,
@@ -212,13 +215,9 @@ impl Job {
         };
         let mut outcome = distributed::judge(&mut self.prepared.ctx, shard, prior, parts)
             .context("a shard's parts could not be read")?;
-        let run_info = self.prepared.run_info(
-            &self.args,
-            &outcome.counts,
-            &files,
-            self.started,
-            Some(shard),
-        );
+        let run_info =
+            self.prepared
+                .run_info(&self.args, &outcome.counts, &files, started, Some(shard));
         let mut report = Report::build_taking_rows(&mut outcome, &run_info)?;
         let ctx = &self.prepared.ctx;
         report.name_rule_groups(|host, version, line| ctx.rule_group(host, version, line));
@@ -256,8 +255,7 @@ impl Job {
                     states.push(state_of_bytes(&bytes)?);
                     continue;
                 }
-                if name.contains('/') || name.starts_with('.') && name != crawlaudit::report::MARKER
-                {
+                if name.contains('/') || name.starts_with('.') {
                     bail!("a shard report file named {name:?}");
                 }
                 std::fs::write(shard_dir.join(&name), bytes)
@@ -266,7 +264,10 @@ impl Job {
             dirs.push(shard_dir);
         }
         dirs.sort_by_key(|d| shard_number(d));
-        let report = Report::merge(&dirs)?;
+        let mut report = Report::merge(&dirs)?;
+        // The run's time: the driver's, from the flags to the report.
+        report.summary.run.seconds =
+            (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
         let state = self.has_state().then(|| distributed::join_states(states));
         self.prepared
             .conclude(&self.args, &report, &files, state.as_ref())
