@@ -260,3 +260,68 @@ fn the_tasks_refuse_what_the_cli_refuses() {
     let e = Job::new(&["-".into()], true, &[]).err().unwrap();
     assert!(e.to_string().contains("standard input"), "{e}");
 }
+
+#[test]
+fn windows_sites_and_fail_on_distributed_as_the_cli() {
+    // A window, --fail-on (exit 3), --include monitor, and a log without
+    // hosts charged to --site on a snapshot of two hosts.
+    let dir = common::fresh_dir("distributed-flags");
+    let demo = Path::new(ROOT).join("fixtures/demo");
+    let hostless: String = std::fs::read_to_string(demo.join("access.log"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("shop.example"))
+        .map(|l| format!("{}\n", l.split_once(' ').unwrap().1))
+        .collect();
+    let log = dir.join("hostless.log");
+    std::fs::write(&log, hostless).unwrap();
+    let snapshot = demo.join("snapshot").display().to_string();
+    let cases: Vec<(Vec<String>, i32)> = vec![
+        (
+            vec![
+                demo.join("access.log").display().to_string(),
+                "--snapshot".into(),
+                snapshot.clone(),
+                "--since".into(),
+                "2026-11-03".into(),
+                "--until".into(),
+                "2026-11-06T12:00:00Z".into(),
+                "--fail-on".into(),
+                "disallow".into(),
+                "--include".into(),
+                "monitor".into(),
+            ],
+            3,
+        ),
+        (
+            vec![
+                log.display().to_string(),
+                "--snapshot".into(),
+                snapshot,
+                "--site".into(),
+                "shop.example".into(),
+                "--format".into(),
+                "combined".into(),
+            ],
+            0,
+        ),
+    ];
+    for (i, (args, code)) in cases.into_iter().enumerate() {
+        let single = dir.join(format!("cli-{i}"));
+        assert_eq!(cli(&args, &single), code, "case {i}");
+        let whole = common::summary_without_run(&single);
+        assert!(
+            whole["violations"]["disallow"].as_u64().unwrap() > 0,
+            "case {i}"
+        );
+        for n in [2, 3] {
+            let out = dir.join(format!("case{i}-n{n}"));
+            assert_eq!(
+                i32::from(distributed(&args, &out, n)),
+                code,
+                "case {i}, N = {n}"
+            );
+            assert_same_report(&single, &out, &format!("case {i}, N = {n}"));
+        }
+    }
+}
