@@ -671,6 +671,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn uris_are_told_from_paths() {
+        for uri in [
+            "s3://bucket/logs/",
+            "gs://b/k.log.gz",
+            "abfss://c@a.dfs.core.windows.net/p",
+            "hdfs://nn:8020/logs",
+            "file:///tmp/a.log",
+        ] {
+            assert!(is_uri(uri), "{uri}");
+        }
+        for path in [
+            "logs/a.log",
+            "/tmp/a://b",
+            "-",
+            "://x",
+            "1s3://b",
+            "a b://c",
+            "s3:/b",
+        ] {
+            assert!(!is_uri(path), "{path}");
+        }
+    }
+
+    #[test]
     fn durations_times_and_lists() {
         assert_eq!(parse_duration("24h").unwrap(), 24 * HOUR);
         assert_eq!(parse_duration("1h30m").unwrap(), HOUR * 3 / 2);
