@@ -274,7 +274,10 @@ impl UserTriggered {
     pub(crate) fn read(
         r: &mut super::wire::Reader<'_, '_>,
     ) -> Result<UserTriggered, super::wire::WireError> {
-        let n = r.count(30)?;
+        // A row is at least 25 bytes: five key cells and the crawler, the
+        // count, the URL and User-Agent lengths (a byte each at least) and
+        // two times.
+        let n = r.count(25)?;
         let mut rows = HashMap::default();
         for _ in 0..n {
             let key = (r.text()?, r.text()?, r.text()?, r.opt_u32()?, r.text()?);
