@@ -79,11 +79,17 @@ def main(argv: Optional[Sequence[str]] = None, spark=None) -> int:
         return 2
     from .spark import audit_argv
 
-    own = spark is None
-    if own:
+    # A session started here for --master is stopped at the end; one that a
+    # platform runs the script in (spark-submit, a Databricks wheel task)
+    # is the platform's, and left running.
+    own = spark is None and master is not None
+    if spark is None:
         from pyspark.sql import SparkSession
 
         builder = SparkSession.builder.appName("crawlaudit")
+        if "--quiet" in argv:
+            # No progress bar, as the CLI's --quiet.
+            builder = builder.config("spark.ui.showConsoleProgress", "false")
         if master:
             builder = builder.master(master)
         spark = builder.getOrCreate()
