@@ -60,10 +60,16 @@ const MAX_PAGE_BYTES: i32 = 256 << 20;
 /// checked by [`check_pages`], then decoded under [`contain`]. The error
 /// says what is wrong, in one line.
 pub(crate) fn read_parquet(mut file: std::fs::File) -> Result<polars::prelude::DataFrame, String> {
-    use polars::prelude::{ParquetReader, SerReader};
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
+    read_parquet_bytes(bytes)
+}
+
+/// [`read_parquet`] of a file's bytes already in memory (a state that
+/// crossed a cluster's shuffle).
+pub(crate) fn read_parquet_bytes(bytes: Vec<u8>) -> Result<polars::prelude::DataFrame, String> {
+    use polars::prelude::{ParquetReader, SerReader};
     contain(|| {
         check_pages(&bytes)?;
         ParquetReader::new(Cursor::new(bytes))

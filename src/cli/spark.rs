@@ -8,10 +8,9 @@
 //! - [`Job::judge`]: one shard's parts in file order, and its hosts' part of
 //!   the previous night's state; returns the files of the shard report that
 //!   `crawlaudit audit --shard K/N` would write (its Parquet tables and
-//!   `summary.json`, encoded in memory) and the shard's next state. No
-//!   task writes anywhere but a temporary file of its own (a state's
-//!   bytes), which it removes: a retried or speculative task only returns
-//!   the same bytes again.
+//!   `summary.json`) and the shard's next state, all encoded in memory. No
+//!   task writes a file: a retried or speculative task only returns the
+//!   same bytes again.
 //! - [`Job::assemble`]: on the driver, the shard reports merged
 //!   ([`Report::merge`]) and written as `crawlaudit audit` writes its
 //!   report, the next state written, and the CLI's exit code.
@@ -25,7 +24,7 @@ use clap::Parser;
 use crawlaudit::distributed::{self, Part};
 use crawlaudit::logs::{FileReport, Input};
 use crawlaudit::replay::State;
-use crawlaudit::report::Report;
+use crawlaudit::report::{Report, read_state_bytes, state_bytes};
 use crawlaudit::shard::Shard;
 
 use super::audit::{Args, Prepared, is_uri, prepare, refuse_nothing_read};
@@ -211,7 +210,10 @@ impl Job {
         let prior = match (self.has_state(), state) {
             (false, _) => None,
             (true, None) => Some(State::default()),
-            (true, Some(bytes)) => Some(state_of_bytes(bytes)?),
+            (true, Some(bytes)) => Some(read_state_bytes(
+                bytes.to_vec(),
+                Path::new(&format!("the state of shard {shard}")),
+            )?),
         };
         let mut outcome = distributed::judge(&mut self.prepared.ctx, shard, prior, parts)
             .context("a shard's parts could not be read")?;
@@ -252,7 +254,10 @@ impl Job {
                 .with_context(|| format!("shard {shard} given twice"))?;
             for (name, bytes) in shard_files {
                 if name == STATE_FILE {
-                    states.push(state_of_bytes(&bytes)?);
+                    states.push(read_state_bytes(
+                        bytes,
+                        Path::new(&format!("the next state of shard {shard}")),
+                    )?);
                     continue;
                 }
                 if name.contains('/') || name.starts_with('.') {
@@ -306,24 +311,4 @@ fn parse_files(files: &[String]) -> anyhow::Result<Vec<FileReport>> {
         .iter()
         .map(|f| serde_json::from_str(f).context("an input's accounting that ingest did not write"))
         .collect()
-}
-
-/// A state as a state file's bytes.
-fn state_bytes(state: &State) -> anyhow::Result<Vec<u8>> {
-    let dir = tempfile::Builder::new()
-        .prefix("crawlaudit-state-")
-        .tempdir()?;
-    let path = dir.path().join(STATE_FILE);
-    crawlaudit::report::write_state(&path, state)?;
-    Ok(std::fs::read(&path)?)
-}
-
-/// A state file's bytes, read and checked as `--state` is.
-fn state_of_bytes(bytes: &[u8]) -> anyhow::Result<State> {
-    let dir = tempfile::Builder::new()
-        .prefix("crawlaudit-state-")
-        .tempdir()?;
-    let path = dir.path().join(STATE_FILE);
-    std::fs::write(&path, bytes)?;
-    Ok(crawlaudit::report::read_state(&path)?)
 }

@@ -158,12 +158,8 @@ fn state_of(df: &DataFrame) -> Result<State, String> {
     Ok(state)
 }
 
-/// Writes `state` to `path` atomically (a temporary file beside it, synced,
-/// then renamed over it).
-///
-/// # Errors
-/// The file cannot be written.
-pub fn write_state(path: &Path, state: &State) -> Result<(), ReportError> {
+/// A state as the state file's table.
+fn state_frame(state: &State) -> PolarsResult<DataFrame> {
     let mut kind = Vec::new();
     let (mut host, mut crawler, mut url) = (Vec::new(), Vec::new(), Vec::new());
     let (mut time, mut resolution, mut robots) = (Vec::new(), Vec::new(), Vec::new());
@@ -210,7 +206,42 @@ pub fn write_state(path: &Path, state: &State) -> Result<(), ReportError> {
         Column::new(COLUMNS[9].into(), method),
         Column::new(COLUMNS[10].into(), status),
     ];
-    let mut df = DataFrame::new_infer_height(columns).map_err(|e| bad(path, e))?;
+    DataFrame::new_infer_height(columns)
+}
+
+/// A state's bytes in another process (a distributed run's shard), read
+/// and checked as [`read_state`] reads a file; `what` names it in errors.
+///
+/// # Errors
+/// Bytes that are not a valid state file's.
+pub fn read_state_bytes(bytes: Vec<u8>, what: &Path) -> Result<State, ReportError> {
+    let df = crate::contain::read_parquet_bytes(bytes).map_err(|e| ReportError::State {
+        path: what.to_path_buf(),
+        message: format!("not a crawlaudit state ({e})"),
+    })?;
+    state_of(&df).map_err(|e| ReportError::State {
+        path: what.to_path_buf(),
+        message: format!("not a crawlaudit state ({e})"),
+    })
+}
+
+/// `state` as the bytes of a state file (for a distributed run's shuffle).
+///
+/// # Errors
+/// A table polars cannot encode (which would be a bug).
+pub fn state_bytes(state: &State) -> Result<Vec<u8>, ReportError> {
+    let mut bytes = Vec::new();
+    ParquetWriter::new(&mut bytes).finish(&mut state_frame(state)?)?;
+    Ok(bytes)
+}
+
+/// Writes `state` to `path` atomically (a temporary file beside it, synced,
+/// then renamed over it).
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_state(path: &Path, state: &State) -> Result<(), ReportError> {
+    let mut df = state_frame(state).map_err(|e| bad(path, e))?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -301,6 +332,20 @@ mod tests {
         std::fs::write(&path, b"not parquet").unwrap();
         let e = read_state(&path).unwrap_err().to_string();
         assert!(e.contains("not a crawlaudit state file"), "{e}");
+        // In memory: the bytes of the file write_state writes, read back
+        // with the same checks.
+        write_state(&path, &state).unwrap();
+        let bytes = state_bytes(&state).unwrap();
+        assert!(std::fs::read(&path).unwrap() == bytes);
+        let shard = Path::new("the state of shard 1");
+        assert_eq!(read_state_bytes(bytes, shard).unwrap(), state);
+        let e = read_state_bytes(b"not parquet".to_vec(), shard)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the state of shard 1") && e.contains("not a crawlaudit state"),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
