@@ -24,6 +24,8 @@ mod big;
 mod cdp;
 #[path = "browser/checks.rs"]
 mod checks;
+#[path = "support/rng.rs"]
+mod rng;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -25,6 +25,8 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::rng::Rng;
+
 /// The hosts of the snapshot and the log.
 pub const HOSTS: [&str; 4] = [
     "alpha.example",
@@ -92,23 +94,6 @@ pub struct Input {
     pub snapshot: PathBuf,
     /// Lines written to the log.
     pub lines: u64,
-}
-
-/// splitmix64: a deterministic stream without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// A log line's time: `day` of October 2026 (1-based) and seconds into it.
