@@ -161,21 +161,21 @@ impl Job {
         Ok((serde_json::to_string(&file)?, ingested.parts))
     }
 
-    /// The previous night's state (the `--state` file, read and checked as
-    /// the CLI reads it), split among `shards` shards: per shard with
-    /// entries, its state as a state file's bytes.
+    /// On the driver: the previous night's state (the `--state` file, which
+    /// the driver's [`Job::new`] read and checked as the CLI does), split
+    /// among `shards` shards: per shard with entries, its state as a state
+    /// file's bytes.
     ///
     /// # Errors
-    /// A state file that cannot be read or is not one.
+    /// A state that cannot be encoded.
     pub fn states(&self, shards: u32) -> anyhow::Result<Vec<(u32, Vec<u8>)>> {
-        let Some(path) = &self.args.state else {
+        let Some(state) = self.prepared.ctx.state() else {
             return Ok(Vec::new());
         };
-        let state = crawlaudit::report::read_state(path)?;
         let mut out = Vec::new();
         for index in 0..shards {
             let part = distributed::state_of_shard(
-                &state,
+                state,
                 Shard {
                     index,
                     count: shards,
