@@ -3,15 +3,22 @@
 //! byte what the writers of a frame of it write. CSV and NDJSON are
 //! written a block of rows at a time straight from the rows
 //! ([`write_text`]). Parquet is written a row group at a time, in the
-//! groups polars' writer makes of a whole frame: each group's frame is
-//! built from its rows, its columns encoded and compressed in parallel,
-//! and freed.
+//! groups polars' writer makes of a whole frame: each group's columns
+//! are built from its rows as the Arrow arrays polars' writer encodes
+//! (a text column already dictionary-encoded, where polars' writer would
+//! encode it so), encoded and compressed in parallel, and freed.
 
 use std::io::Write;
 use std::ops::Range;
 
 use polars::io::parquet::write::get_encodings;
 use polars::prelude::*;
+use polars_arrow::array::{
+    ArrayRef, DictionaryArray, MutableBinaryViewArray, PrimitiveArray, Utf8ViewArray,
+};
+use polars_arrow::bitmap::MutableBitmap;
+use polars_arrow::datatypes::{ArrowDataType, IntegerType};
+use polars_compute::hyperloglogplus::HyperLogLog;
 use polars_parquet::arrow::write::{
     CompressedPage, Encoding, ParquetType, Version, WriteOptions, array_to_columns, compress,
 };
@@ -34,6 +41,16 @@ pub(crate) fn violations_frame<'t>(
     range: Range<usize>,
     who: &'t Who,
 ) -> PolarsResult<DataFrame> {
+    violations_columns(table, range, who, |_| true)
+}
+
+/// [`violations_frame`] of only the columns `keep` names, in their order.
+fn violations_columns<'t>(
+    table: &'t Violations,
+    range: Range<usize>,
+    who: &'t Who,
+    keep: impl Fn(&str) -> bool + Sync,
+) -> PolarsResult<DataFrame> {
     let rows = || table.range(range.clone());
     let of = |crawler: &str| who.get(crawler);
     let s = |name: &str, f: fn(&ViolationRef<'t>) -> &'t str| {
@@ -43,68 +60,93 @@ pub(crate) fn violations_frame<'t>(
         ))
     };
     type Build<'a> = Box<dyn Fn() -> PolarsResult<Column> + Send + Sync + 'a>;
-    let columns: Vec<Build<'_>> = vec![
-        Box::new(|| utc(rows().map(|v| v.time()).collect(), "time")),
-        Box::new(|| s("host", |v| v.host())),
-        Box::new(|| s("crawler", |v| v.crawler())),
-        Box::new(|| {
-            Ok(Column::new(
-                "category".into(),
-                rows()
-                    .map(|v| of(v.crawler()).map(|(c, _)| c.as_str()))
-                    .collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| {
-            Ok(Column::new(
-                "operator".into(),
-                rows()
-                    .map(|v| of(v.crawler()).and_then(|(_, o)| o.as_deref()))
-                    .collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| {
-            Ok(Column::new(
-                "user_agent".into(),
-                rows().map(|v| v.user_agent()).collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| {
-            Ok(Column::new(
-                "verified".into(),
-                rows().map(|v| v.verified()).collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| s("client_ip", |v| v.client_ip())),
-        Box::new(|| s("kind", |v| v.kind().as_str())),
-        Box::new(|| s("method", |v| v.method())),
-        Box::new(|| s("url", |v| v.url())),
-        Box::new(|| {
-            Ok(Column::new(
-                "status".into(),
-                rows().map(|v| i32::from(v.status())).collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| s("rule", |v| v.rule())),
-        Box::new(|| {
-            Ok(Column::new(
-                "rule_line".into(),
-                rows()
-                    .map(|v| v.rule_line().map(i64::from))
-                    .collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| {
-            Ok(Column::new(
-                "robots_version".into(),
-                rows().map(|v| v.robots_version()).collect::<Vec<_>>(),
-            ))
-        }),
-        Box::new(|| s("detail", |v| v.detail())),
+    let columns: Vec<(&str, Build<'_>)> = vec![
+        (
+            "time",
+            Box::new(|| utc(rows().map(|v| v.time()).collect(), "time")),
+        ),
+        ("host", Box::new(|| s("host", |v| v.host()))),
+        ("crawler", Box::new(|| s("crawler", |v| v.crawler()))),
+        (
+            "category",
+            Box::new(|| {
+                Ok(Column::new(
+                    "category".into(),
+                    rows()
+                        .map(|v| of(v.crawler()).map(|(c, _)| c.as_str()))
+                        .collect::<Vec<_>>(),
+                ))
+            }),
+        ),
+        (
+            "operator",
+            Box::new(|| {
+                Ok(Column::new(
+                    "operator".into(),
+                    rows()
+                        .map(|v| of(v.crawler()).and_then(|(_, o)| o.as_deref()))
+                        .collect::<Vec<_>>(),
+                ))
+            }),
+        ),
+        (
+            "user_agent",
+            Box::new(|| {
+                Ok(Column::new(
+                    "user_agent".into(),
+                    rows().map(|v| v.user_agent()).collect::<Vec<_>>(),
+                ))
+            }),
+        ),
+        (
+            "verified",
+            Box::new(|| {
+                Ok(Column::new(
+                    "verified".into(),
+                    rows().map(|v| v.verified()).collect::<Vec<_>>(),
+                ))
+            }),
+        ),
+        ("client_ip", Box::new(|| s("client_ip", |v| v.client_ip()))),
+        ("kind", Box::new(|| s("kind", |v| v.kind().as_str()))),
+        ("method", Box::new(|| s("method", |v| v.method()))),
+        ("url", Box::new(|| s("url", |v| v.url()))),
+        (
+            "status",
+            Box::new(|| {
+                Ok(Column::new(
+                    "status".into(),
+                    rows().map(|v| i32::from(v.status())).collect::<Vec<_>>(),
+                ))
+            }),
+        ),
+        ("rule", Box::new(|| s("rule", |v| v.rule()))),
+        (
+            "rule_line",
+            Box::new(|| {
+                Ok(Column::new(
+                    "rule_line".into(),
+                    rows()
+                        .map(|v| v.rule_line().map(i64::from))
+                        .collect::<Vec<_>>(),
+                ))
+            }),
+        ),
+        (
+            "robots_version",
+            Box::new(|| {
+                Ok(Column::new(
+                    "robots_version".into(),
+                    rows().map(|v| v.robots_version()).collect::<Vec<_>>(),
+                ))
+            }),
+        ),
+        ("detail", Box::new(|| s("detail", |v| v.detail()))),
     ];
     let columns = columns
         .par_iter()
-        .map(|build| build())
+        .filter(|(name, _)| keep(name))
+        .map(|(_, build)| build())
         .collect::<PolarsResult<Vec<Column>>>()?;
     DataFrame::new(range.len(), columns)
 }
@@ -144,22 +186,154 @@ fn write_options() -> WriteOptions {
     }
 }
 
+/// A text cell of a violation, for the Parquet writer: the columns
+/// [`violations_frame`] builds from text, each read from a row (and `who`)
+/// as that function reads it; `None` for the other columns.
+#[allow(clippy::type_complexity)]
+fn text_cell<'t>(column: &str) -> Option<fn(&ViolationRef<'t>, &'t Who) -> Option<&'t str>> {
+    Some(match column {
+        "host" => |v, _| Some(v.host()),
+        "crawler" => |v, _| Some(v.crawler()),
+        "category" => |v, who| who.get(v.crawler()).map(|(c, _)| c.as_str()),
+        "operator" => |v, who| who.get(v.crawler()).and_then(|(_, o)| o.as_deref()),
+        "user_agent" => |v, _| v.user_agent(),
+        "client_ip" => |v, _| Some(v.client_ip()),
+        "kind" => |v, _| Some(v.kind().as_str()),
+        "method" => |v, _| Some(v.method()),
+        "url" => |v, _| Some(v.url()),
+        "rule" => |v, _| Some(v.rule()),
+        "robots_version" => |v, _| v.robots_version(),
+        "detail" => |v, _| Some(v.detail()),
+        _ => return None,
+    })
+}
+
+/// A text column as the array polars' Parquet writer encodes: where the
+/// writer would dictionary-encode it (at most 128 rows, or an estimated
+/// cardinality of at most three quarters of the rows: polars'
+/// `encode_as_dictionary_optional`), the dictionary array its cast would
+/// make (the values in the order first met, nulls as null keys), built
+/// here with one comparison per row where a row repeats the previous
+/// row's text and one lookup where it does not; else the text array.
+///
+/// The estimate is polars' own: its HyperLogLog keeps, per register, the
+/// largest value seen, so adding each distinct value once (and the empty
+/// text for nulls, as polars adds it) gives the estimate that adding
+/// every row gives. The text array goes through polars' own choice again,
+/// so only a dictionary built here where polars would write plain text
+/// could change the file (a test holds both sides of the threshold).
+fn text_array<'t, I: Iterator<Item = Option<&'t str>>>(cells: impl Fn() -> I) -> ArrayRef {
+    let len = cells().count();
+    let mut keys: Vec<u32> = Vec::with_capacity(len);
+    let mut validity: Option<MutableBitmap> = None;
+    let mut values: Vec<&'t str> = Vec::new();
+    let mut ids: foldhash::HashMap<&'t str, u32> = Default::default();
+    let mut last: Option<(&'t str, u32)> = None;
+    for cell in cells() {
+        let key = match cell {
+            Some(text) => {
+                let key = match last {
+                    Some((l, k)) if std::ptr::eq(l, text) => k,
+                    _ => *ids.entry(text).or_insert_with(|| {
+                        values.push(text);
+                        (values.len() - 1) as u32
+                    }),
+                };
+                last = Some((text, key));
+                if let Some(v) = &mut validity {
+                    v.push(true);
+                }
+                key
+            }
+            None => {
+                validity
+                    .get_or_insert_with(|| {
+                        let mut v = MutableBitmap::with_capacity(len);
+                        v.extend_constant(keys.len(), true);
+                        v
+                    })
+                    .push(false);
+                0
+            }
+        };
+        keys.push(key);
+    }
+    let nulls = validity.as_ref().map_or(0, MutableBitmap::unset_bits);
+    let estimate = if len == 0 {
+        0
+    } else if nulls == len {
+        1
+    } else {
+        let mut hll = HyperLogLog::<[u8]>::new();
+        for value in &values {
+            hll.add(value.as_bytes());
+        }
+        if nulls > 0 {
+            hll.add(b"");
+        }
+        hll.count()
+    };
+    if len > 128 && estimate as f64 / len as f64 > 0.75 {
+        // Plain: the writer takes the texts as they are.
+        return MutableBinaryViewArray::<str>::from_iterator(cells())
+            .freeze()
+            .boxed();
+    }
+    let keys = PrimitiveArray::new(ArrowDataType::UInt32, keys.into(), validity.map(Into::into));
+    let dtype = ArrowDataType::Dictionary(
+        IntegerType::UInt32,
+        Box::new(ArrowDataType::Utf8View),
+        false,
+    );
+    DictionaryArray::try_new(
+        dtype,
+        keys,
+        Utf8ViewArray::from_slice_values(values).boxed(),
+    )
+    .expect("keys index the values")
+    .boxed()
+}
+
+/// Rows `range` of the table (in its order) as the arrays of a row group,
+/// in the columns of `schema`: the text columns through [`text_array`],
+/// the others (times, verification, status, line) as
+/// [`violations_frame`] builds them. The columns are built in parallel.
+fn group_arrays(
+    table: &Violations,
+    range: Range<usize>,
+    who: &Who,
+    schema: &Schema,
+) -> PolarsResult<Vec<ArrayRef>> {
+    let names: Vec<&str> = schema.iter_names().map(|n| n.as_str()).collect();
+    // The columns that are not text, from the frame's own builders.
+    let frame = violations_columns(table, range.clone(), who, |n| text_cell(n).is_none())?;
+    let frame = &frame;
+    names
+        .par_iter()
+        .map(|&name| match text_cell(name) {
+            Some(cell) => Ok(text_array(|| {
+                table.range(range.clone()).map(move |v| cell(&v, who))
+            })),
+            None => Ok(frame
+                .column(name)?
+                .as_materialized_series()
+                .rechunk()
+                .to_arrow(0, CompatLevel::newest())),
+        })
+        .collect()
+}
+
 /// A row group's columns as compressed pages, each column encoded and
 /// compressed by a worker of its own (polars' batched writer encodes the
 /// columns in parallel but compresses them one after the other as it
 /// writes them).
 fn encode_row_group(
-    frame: &DataFrame,
+    arrays: &[ArrayRef],
     fields: &[ParquetType],
     encodings: &[Vec<Encoding>],
 ) -> PolarsResult<Vec<Vec<CompressedPage>>> {
     let options = write_options();
-    let batches: Vec<_> = frame.iter_chunks(CompatLevel::newest(), false).collect();
-    let [batch] = batches.as_slice() else {
-        polars_bail!(ComputeError: "a row group's frame is not one chunk ({} chunks)", batches.len());
-    };
-    let columns = batch
-        .columns()
+    let columns = arrays
         .par_iter()
         .zip(fields)
         .zip(encodings)
@@ -180,8 +354,8 @@ fn encode_row_group(
 /// Writes the table as Parquet in row groups of about `group_rows`: the
 /// groups polars' writer makes of the whole frame, encoded as it encodes
 /// them, so the file is byte for byte the one `ParquetWriter::finish`
-/// writes. One group's frame is in memory at a time, never the whole
-/// table's; its columns are encoded and compressed in parallel.
+/// writes. One group's arrays are in memory at a time, never the whole
+/// table's; its columns are built, encoded and compressed in parallel.
 fn write_parquet_grouped(
     w: &mut impl Write,
     table: &Violations,
@@ -197,9 +371,9 @@ fn write_parquet_grouped(
     let fields = writer.parquet_schema().fields().to_vec();
     for (start, end) in row_groups(table.len(), group_rows) {
         if end > start {
-            let frame = violations_frame(table, start..end, who)?;
-            let pages = encode_row_group(&frame, &fields, &encodings)?;
-            drop(frame);
+            let arrays = group_arrays(table, start..end, who, &schema)?;
+            let pages = encode_row_group(&arrays, &fields, &encodings)?;
+            drop(arrays);
             writer.write_row_group((end - start) as u64, &pages)?;
         }
     }
@@ -425,6 +599,11 @@ mod tests {
     use crate::replay::{Violation, ViolationKind};
 
     fn table(n: usize) -> Violations {
+        table_with_urls(n, n)
+    }
+
+    /// `n` rows whose URLs repeat every `urls` rows.
+    fn table_with_urls(n: usize, urls: usize) -> Violations {
         (0..n)
             .map(|i| Violation {
                 time: 1_700_000_000_000_000_000 + (i as i64 / 3) * 1_000_000_000,
@@ -434,7 +613,7 @@ mod tests {
                 client_ip: format!("192.0.2.{}", i % 200).into(),
                 kind: ViolationKind::ALL[i % 3],
                 method: "GET".into(),
-                url: format!("/p/{i}?q={}", "x".repeat(i % 40)),
+                url: format!("/p/{}?q={}", i % urls, "x".repeat(i % urls % 40)),
                 status: 200 + (i % 5) as u16,
                 rule: format!("Disallow: /p/{}", i % 11).into(),
                 rule_line: (i % 4 != 0).then_some(i as u32 % 50),
@@ -453,6 +632,62 @@ mod tests {
         .into_iter()
         .map(|(c, (k, o))| (c.to_string(), (k.to_string(), o.map(str::to_string))))
         .collect()
+    }
+
+    /// Each text column is encoded as polars' writer encodes it, on either
+    /// side of its choice between a dictionary and plain text (an
+    /// estimated cardinality of three quarters of the rows), with groups
+    /// of at most 128 rows (always a dictionary), with columns that are
+    /// null in every row of a group, and with a crawler `who` does not
+    /// name (a null category beside texts).
+    #[test]
+    fn text_columns_are_encoded_as_polars_encodes_them() {
+        for (n, group, urls) in [
+            (2000, 1000, 500),
+            (2000, 1000, 700),
+            (2000, 1000, 740),
+            (2000, 1000, 760),
+            (2000, 1000, 800),
+            (2000, 1000, 2000),
+            (300, 100, 300),
+            (12, 5, 12),
+        ] {
+            let t = table_with_urls(n, urls);
+            let mut ours = Vec::new();
+            write_parquet_grouped(&mut ours, &t, group, &who()).unwrap();
+            let mut whole = frame(&t, &who()).unwrap();
+            let mut theirs = Vec::new();
+            ParquetWriter::new(&mut theirs)
+                .with_row_group_size(Some(group))
+                .finish(&mut whole)
+                .unwrap();
+            assert!(
+                ours == theirs,
+                "{n} rows in groups of {group}, {urls} URLs: the files differ"
+            );
+        }
+        // Only nulls in a column of a group: no User-Agent, no version.
+        let first = table(1).owned(0).unwrap();
+        let nulls: Violations = (0..400)
+            .map(|_| Violation {
+                user_agent: None,
+                robots_version: None,
+                ..first.clone()
+            })
+            .enumerate()
+            .map(|(i, mut v)| {
+                v.url = format!("/{i}");
+                v
+            })
+            .collect();
+        let mut ours = Vec::new();
+        write_parquet_grouped(&mut ours, &nulls, 200, &who()).unwrap();
+        let mut theirs = Vec::new();
+        ParquetWriter::new(&mut theirs)
+            .with_row_group_size(Some(200))
+            .finish(&mut frame(&nulls, &who()).unwrap())
+            .unwrap();
+        assert!(ours == theirs, "columns of nulls: the files differ");
     }
 
     #[test]
