@@ -554,21 +554,9 @@ impl Violations {
             w.u64(u64::from(v.status()));
             w.text(v.rule());
             w.opt_u32(v.rule_line());
-            match v.robots_version() {
-                Some(t) => {
-                    w.bool(true);
-                    w.text(t);
-                }
-                None => w.bool(false),
-            }
+            w.opt_text(v.robots_version());
             w.text(v.detail());
-            match v.user_agent() {
-                Some(t) => {
-                    w.bool(true);
-                    w.text(t);
-                }
-                None => w.bool(false),
-            }
+            w.opt_text(v.user_agent());
         }
     }
 
@@ -592,9 +580,9 @@ impl Violations {
             let status = r.u16()?;
             let rule = r.text()?;
             let rule_line = r.opt_u32()?;
-            let robots_version = if r.bool()? { Some(r.text()?) } else { None };
+            let robots_version = r.opt_text()?;
             let detail = r.text()?;
-            let user_agent = if r.bool()? { Some(r.text()?) } else { None };
+            let user_agent = r.opt_text()?;
             if url.len() > u32::MAX as usize / 2 {
                 return Err(WireError("a URL longer than a table holds".into()));
             }

@@ -123,6 +123,14 @@ impl<'a> Writer<'a> {
         self.bytes(t.as_bytes());
     }
 
+    /// A text that may be missing: a flag, then the text.
+    pub(crate) fn opt_text(&mut self, t: Option<&str>) {
+        self.bool(t.is_some());
+        if let Some(t) = t {
+            self.text(t);
+        }
+    }
+
     /// A crawler, written once as a User-Agent it was identified from.
     pub(crate) fn crawler(&mut self, c: &Arc<Crawler>) {
         let address = Arc::as_ptr(c) as usize;
@@ -292,6 +300,15 @@ impl<'b, 'c> Reader<'b, 'c> {
         }
     }
 
+    /// A text that may be missing, as [`Writer::opt_text`] wrote it.
+    pub(crate) fn opt_text(&mut self) -> Result<Option<Arc<str>>, WireError> {
+        if self.bool()? {
+            Ok(Some(self.text()?))
+        } else {
+            Ok(None)
+        }
+    }
+
     /// A crawler, identified again from its User-Agent.
     pub(crate) fn crawler(&mut self) -> Result<Arc<Crawler>, WireError> {
         match self.u64()? {
@@ -342,6 +359,8 @@ mod tests {
         w.opt_u32(Some(0));
         w.opt_u32(None);
         w.opt_bool(Some(false));
+        w.opt_text(None);
+        w.opt_text(Some("robots.txt"));
         w.text("shop.example");
         w.text("é");
         w.text("shop.example");
@@ -358,6 +377,8 @@ mod tests {
         assert_eq!(r.opt_u32().unwrap(), Some(0));
         assert_eq!(r.opt_u32().unwrap(), None);
         assert_eq!(r.opt_bool().unwrap(), Some(false));
+        assert_eq!(r.opt_text().unwrap(), None);
+        assert_eq!(r.opt_text().unwrap().as_deref(), Some("robots.txt"));
         let a = r.text().unwrap();
         assert_eq!(&*r.text().unwrap(), "é");
         let b = r.text().unwrap();
@@ -380,6 +401,8 @@ mod tests {
                 r.opt_u32()?;
                 r.opt_u32()?;
                 r.opt_bool()?;
+                r.opt_text()?;
+                r.opt_text()?;
                 r.text()?;
                 r.text()?;
                 r.text()?;
