@@ -52,12 +52,25 @@ fn violations_columns<'t>(
     keep: impl Fn(&str) -> bool + Sync,
 ) -> PolarsResult<DataFrame> {
     let rows = || table.range(range.clone());
-    let of = |crawler: &str| who.get(crawler);
-    let s = |name: &str, f: fn(&ViolationRef<'t>) -> &'t str| {
-        Ok(Column::new(
-            name.into(),
-            rows().map(|v| f(&v)).collect::<Vec<&str>>(),
-        ))
+    // A text column as `text_cell` reads it: `&str` cells where it is never
+    // null, optional ones where it may be.
+    let text = |name: &'static str| -> Build<'_> {
+        Box::new(move || {
+            let (cell, nullable) = text_cell(name).expect("a text column");
+            Ok(if nullable {
+                Column::new(
+                    name.into(),
+                    rows().map(|v| cell(&v, who)).collect::<Vec<_>>(),
+                )
+            } else {
+                Column::new(
+                    name.into(),
+                    rows()
+                        .map(|v| cell(&v, who).unwrap_or_default())
+                        .collect::<Vec<&str>>(),
+                )
+            })
+        })
     };
     type Build<'a> = Box<dyn Fn() -> PolarsResult<Column> + Send + Sync + 'a>;
     let columns: Vec<(&str, Build<'_>)> = vec![
@@ -65,39 +78,11 @@ fn violations_columns<'t>(
             "time",
             Box::new(|| utc(rows().map(|v| v.time()).collect(), "time")),
         ),
-        ("host", Box::new(|| s("host", |v| v.host()))),
-        ("crawler", Box::new(|| s("crawler", |v| v.crawler()))),
-        (
-            "category",
-            Box::new(|| {
-                Ok(Column::new(
-                    "category".into(),
-                    rows()
-                        .map(|v| of(v.crawler()).map(|(c, _)| c.as_str()))
-                        .collect::<Vec<_>>(),
-                ))
-            }),
-        ),
-        (
-            "operator",
-            Box::new(|| {
-                Ok(Column::new(
-                    "operator".into(),
-                    rows()
-                        .map(|v| of(v.crawler()).and_then(|(_, o)| o.as_deref()))
-                        .collect::<Vec<_>>(),
-                ))
-            }),
-        ),
-        (
-            "user_agent",
-            Box::new(|| {
-                Ok(Column::new(
-                    "user_agent".into(),
-                    rows().map(|v| v.user_agent()).collect::<Vec<_>>(),
-                ))
-            }),
-        ),
+        ("host", text("host")),
+        ("crawler", text("crawler")),
+        ("category", text("category")),
+        ("operator", text("operator")),
+        ("user_agent", text("user_agent")),
         (
             "verified",
             Box::new(|| {
@@ -107,10 +92,10 @@ fn violations_columns<'t>(
                 ))
             }),
         ),
-        ("client_ip", Box::new(|| s("client_ip", |v| v.client_ip()))),
-        ("kind", Box::new(|| s("kind", |v| v.kind().as_str()))),
-        ("method", Box::new(|| s("method", |v| v.method()))),
-        ("url", Box::new(|| s("url", |v| v.url()))),
+        ("client_ip", text("client_ip")),
+        ("kind", text("kind")),
+        ("method", text("method")),
+        ("url", text("url")),
         (
             "status",
             Box::new(|| {
@@ -120,7 +105,7 @@ fn violations_columns<'t>(
                 ))
             }),
         ),
-        ("rule", Box::new(|| s("rule", |v| v.rule()))),
+        ("rule", text("rule")),
         (
             "rule_line",
             Box::new(|| {
@@ -132,16 +117,8 @@ fn violations_columns<'t>(
                 ))
             }),
         ),
-        (
-            "robots_version",
-            Box::new(|| {
-                Ok(Column::new(
-                    "robots_version".into(),
-                    rows().map(|v| v.robots_version()).collect::<Vec<_>>(),
-                ))
-            }),
-        ),
-        ("detail", Box::new(|| s("detail", |v| v.detail()))),
+        ("robots_version", text("robots_version")),
+        ("detail", text("detail")),
     ];
     let columns = columns
         .par_iter()
@@ -186,26 +163,35 @@ fn write_options() -> WriteOptions {
     }
 }
 
-/// A text cell of a violation, for the Parquet writer: the columns
-/// [`violations_frame`] builds from text, each read from a row (and `who`)
-/// as that function reads it; `None` for the other columns.
+/// How a text column of the table is read from a row (and `who`, for
+/// the crawler's category and operator), and whether its cells may be
+/// null; `None` for the columns that are not text. The one definition of
+/// each text column, which [`violations_frame`] and the Parquet writer's
+/// arrays ([`text_array`]) both read.
 #[allow(clippy::type_complexity)]
-fn text_cell<'t>(column: &str) -> Option<fn(&ViolationRef<'t>, &'t Who) -> Option<&'t str>> {
-    Some(match column {
-        "host" => |v, _| Some(v.host()),
-        "crawler" => |v, _| Some(v.crawler()),
-        "category" => |v, who| who.get(v.crawler()).map(|(c, _)| c.as_str()),
-        "operator" => |v, who| who.get(v.crawler()).and_then(|(_, o)| o.as_deref()),
-        "user_agent" => |v, _| v.user_agent(),
-        "client_ip" => |v, _| Some(v.client_ip()),
-        "kind" => |v, _| Some(v.kind().as_str()),
-        "method" => |v, _| Some(v.method()),
-        "url" => |v, _| Some(v.url()),
-        "rule" => |v, _| Some(v.rule()),
-        "robots_version" => |v, _| v.robots_version(),
-        "detail" => |v, _| Some(v.detail()),
+fn text_cell<'t>(
+    column: &str,
+) -> Option<(fn(&ViolationRef<'t>, &'t Who) -> Option<&'t str>, bool)> {
+    type Cell<'t> = fn(&ViolationRef<'t>, &'t Who) -> Option<&'t str>;
+    let (cell, nullable): (Cell<'t>, bool) = match column {
+        "host" => (|v, _| Some(v.host()), false),
+        "crawler" => (|v, _| Some(v.crawler()), false),
+        "category" => (|v, who| who.get(v.crawler()).map(|(c, _)| c.as_str()), true),
+        "operator" => (
+            |v, who| who.get(v.crawler()).and_then(|(_, o)| o.as_deref()),
+            true,
+        ),
+        "user_agent" => (|v, _| v.user_agent(), true),
+        "client_ip" => (|v, _| Some(v.client_ip()), false),
+        "kind" => (|v, _| Some(v.kind().as_str()), false),
+        "method" => (|v, _| Some(v.method()), false),
+        "url" => (|v, _| Some(v.url()), false),
+        "rule" => (|v, _| Some(v.rule()), false),
+        "robots_version" => (|v, _| v.robots_version(), true),
+        "detail" => (|v, _| Some(v.detail()), false),
         _ => return None,
-    })
+    };
+    Some((cell, nullable))
 }
 
 /// A text column as the array polars' Parquet writer encodes: where the
@@ -311,7 +297,7 @@ fn group_arrays(
     names
         .par_iter()
         .map(|&name| match text_cell(name) {
-            Some(cell) => Ok(text_array(|| {
+            Some((cell, _)) => Ok(text_array(|| {
                 table.range(range.clone()).map(move |v| cell(&v, who))
             })),
             None => Ok(frame
@@ -634,6 +620,20 @@ mod tests {
         .collect()
     }
 
+    /// The table as Parquet in groups of `group` rows: written a group at
+    /// a time (ours), and by polars' writer from a frame of the whole
+    /// table (theirs).
+    fn ours_and_theirs(t: &Violations, group: usize) -> (Vec<u8>, Vec<u8>) {
+        let mut ours = Vec::new();
+        write_parquet_grouped(&mut ours, t, group, &who()).unwrap();
+        let mut theirs = Vec::new();
+        ParquetWriter::new(&mut theirs)
+            .with_row_group_size(Some(group))
+            .finish(&mut frame(t, &who()).unwrap())
+            .unwrap();
+        (ours, theirs)
+    }
+
     /// Each text column is encoded as polars' writer encodes it, on either
     /// side of its choice between a dictionary and plain text (an
     /// estimated cardinality of three quarters of the rows), with groups
@@ -652,15 +652,7 @@ mod tests {
             (300, 100, 300),
             (12, 5, 12),
         ] {
-            let t = table_with_urls(n, urls);
-            let mut ours = Vec::new();
-            write_parquet_grouped(&mut ours, &t, group, &who()).unwrap();
-            let mut whole = frame(&t, &who()).unwrap();
-            let mut theirs = Vec::new();
-            ParquetWriter::new(&mut theirs)
-                .with_row_group_size(Some(group))
-                .finish(&mut whole)
-                .unwrap();
+            let (ours, theirs) = ours_and_theirs(&table_with_urls(n, urls), group);
             assert!(
                 ours == theirs,
                 "{n} rows in groups of {group}, {urls} URLs: the files differ"
@@ -680,13 +672,7 @@ mod tests {
                 v
             })
             .collect();
-        let mut ours = Vec::new();
-        write_parquet_grouped(&mut ours, &nulls, 200, &who()).unwrap();
-        let mut theirs = Vec::new();
-        ParquetWriter::new(&mut theirs)
-            .with_row_group_size(Some(200))
-            .finish(&mut frame(&nulls, &who()).unwrap())
-            .unwrap();
+        let (ours, theirs) = ours_and_theirs(&nulls, 200);
         assert!(ours == theirs, "columns of nulls: the files differ");
     }
 
@@ -705,14 +691,7 @@ mod tests {
     fn parquet_by_row_groups_is_polars_file() {
         for n in [0, 5, 1000, 4321] {
             let t = table(n);
-            let mut ours = Vec::new();
-            write_parquet_grouped(&mut ours, &t, 1000, &who()).unwrap();
-            let mut whole = frame(&t, &who()).unwrap();
-            let mut theirs = Vec::new();
-            ParquetWriter::new(&mut theirs)
-                .with_row_group_size(Some(1000))
-                .finish(&mut whole)
-                .unwrap();
+            let (ours, theirs) = ours_and_theirs(&t, 1000);
             assert!(ours == theirs, "{n} rows: the files differ");
             let back = ParquetReader::new(std::io::Cursor::new(ours))
                 .finish()
