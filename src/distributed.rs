@@ -149,29 +149,14 @@ pub fn judge<'b>(
 
 /// The entries of `state` whose host belongs to `shard`.
 pub fn state_of_shard(state: &State, shard: Shard) -> State {
-    let owned = |host: &str| shard_of(host, shard.count) == shard.index;
-    State {
-        last: state
-            .last
-            .iter()
-            .filter(|((h, _), _)| owned(h))
-            .map(|(k, v)| (k.clone(), *v))
-            .collect(),
-        fetches: state
-            .fetches
-            .iter()
-            .filter(|((h, _, _), _)| owned(h))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
-    }
+    state.of_hosts(|host| shard_of(host, shard.count) == shard.index)
 }
 
 /// The shards' states as one (their hosts are disjoint).
 pub fn join_states(states: impl IntoIterator<Item = State>) -> State {
     let mut all = State::default();
     for s in states {
-        all.last.extend(s.last);
-        all.fetches.extend(s.fetches);
+        all.join(s);
     }
     all
 }
@@ -193,8 +178,9 @@ mod tests {
             "d.example",
             "e.example",
         ] {
-            state.last.insert(
-                (h.to_string(), "Googlebot".to_string()),
+            state.insert_last(
+                h,
+                "Googlebot",
                 crate::replay::LastRequest {
                     time: 1,
                     resolution: 1,
@@ -205,7 +191,7 @@ mod tests {
         let parts: Vec<State> = (0..3)
             .map(|index| state_of_shard(&state, Shard { index, count: 3 }))
             .collect();
-        assert!(parts.iter().all(|p| p.last.len() < 5));
+        assert!(parts.iter().all(|p| p.len().0 < 5));
         assert_eq!(join_states(parts), state);
     }
 
@@ -285,7 +271,7 @@ mod chunk_tests {
             assert_eq!(requests, whole.counts.requests, "{count} shards");
             // A file ingested after a judgement on the same context is
             // split as before (the judgement put the context back).
-            assert!(worker.settings().shard.is_none() && worker.state().is_none());
+            assert!(worker.settings().shard.is_none() && !worker.has_state());
             let again = ingest(&worker, &log, &read, 0, count);
             assert_eq!(again.parts, ingested.parts, "{count} shards");
         }

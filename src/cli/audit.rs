@@ -523,14 +523,27 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let files = prepared.named_files(files);
     let run_info = prepared.run_info(args, &outcome.counts, &files, started, args.shard);
     refuse_nothing_read(args, &files)?;
-    // The rows are freed as their table is built.
-    let mut report = Report::build_taking_rows(&mut outcome, &run_info)?;
+    // The next night's state is written beside its file while the report
+    // is built (much of it on one core), and takes its place once the
+    // report is written.
+    let next_state = std::mem::take(&mut outcome.state);
+    let (report, staged) = std::thread::scope(|s| {
+        let staging = s.spawn(|| prepared.stage_state(args, &files, &next_state));
+        // The rows are freed as their table is built.
+        let report = Report::build_taking_rows(&mut outcome, &run_info);
+        let staged = staging
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (report, staged)
+    });
+    let mut report = report?;
     let ctx = &prepared.ctx;
     report.name_rule_groups(|host, version, line| ctx.rule_group(host, version, line));
-    let code = prepared.conclude(args, &report, &files, Some(&outcome.state))?;
+    let code = prepared.conclude(args, &report, &files, staged)?;
     // The process ends here: freeing millions of rows one by one would
     // only cost time (a tenth of a large audit's).
     std::mem::forget(outcome);
+    std::mem::forget(next_state);
     std::mem::forget(report);
     Ok(ExitCode::from(code))
 }
@@ -616,15 +629,35 @@ impl Prepared {
         }
     }
 
-    /// Writes the report, prints its warnings and summary, writes the next
-    /// night's `state` (not after a fault, unless `--allow-partial`), and
-    /// gives the exit code: 2 after a fault, 3 when `--fail-on` matched, else 0.
+    /// With `--state`, writes the next night's `state` beside the state
+    /// file, for [`Prepared::conclude`] to put in its place; nothing after
+    /// a fault, unless `--allow-partial` (the night is to be run again,
+    /// from the old state).
+    pub(crate) fn stage_state(
+        &self,
+        args: &Args,
+        files: &[FileReport],
+        state: &crawlaudit::replay::State,
+    ) -> anyhow::Result<Option<crawlaudit::report::StagedState>> {
+        let Some(path) = &args.state else {
+            return Ok(None);
+        };
+        if files.iter().any(|f| f.fault.is_some()) && !args.allow_partial {
+            return Ok(None);
+        }
+        Ok(Some(crawlaudit::report::stage_state(path, state)?))
+    }
+
+    /// Writes the report, prints its warnings and summary, puts the next
+    /// night's state in place (`staged`, [`Prepared::stage_state`]; its
+    /// error, if staging failed, once the report is written), and gives
+    /// the exit code: 2 after a fault, 3 when `--fail-on` matched, else 0.
     pub(crate) fn conclude(
         &self,
         args: &Args,
         report: &Report,
         files: &[FileReport],
-        state: Option<&crawlaudit::replay::State>,
+        staged: anyhow::Result<Option<crawlaudit::report::StagedState>>,
     ) -> anyhow::Result<u8> {
         // The headline's totals: monitors' rows only with `--include monitor`.
         let matched: u64 = ViolationKind::ALL
@@ -642,11 +675,8 @@ impl Prepared {
         // or the messages on stderr.
         super::unless_broken_pipe(super::print_summary(report, &args.out, self.demo.is_some()))?;
         let faults: Vec<&str> = files.iter().filter_map(|f| f.fault.as_deref()).collect();
-        if let (Some(path), Some(state)) = (&args.state, state) {
-            // Not after a fault: the night is to be run again, from the old state.
-            if faults.is_empty() || args.allow_partial {
-                crawlaudit::report::write_state(path, state)?;
-            }
+        if let Some(staged) = staged? {
+            staged.commit()?;
         }
         let code = if !faults.is_empty() && !args.allow_partial {
             for fault in &faults {

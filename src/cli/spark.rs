@@ -169,21 +169,26 @@ impl Job {
     /// # Errors
     /// A state that cannot be encoded.
     pub fn states(&self, shards: u32) -> anyhow::Result<Vec<(u32, Vec<u8>)>> {
-        let Some(state) = self.prepared.ctx.state() else {
-            return Ok(Vec::new());
-        };
+        let parts = self.prepared.ctx.with_prior_state(|state| {
+            (0..shards)
+                .map(|index| {
+                    (
+                        index,
+                        distributed::state_of_shard(
+                            state,
+                            Shard {
+                                index,
+                                count: shards,
+                            },
+                        ),
+                    )
+                })
+                .filter(|(_, part)| !part.is_empty())
+                .collect::<Vec<_>>()
+        });
         let mut out = Vec::new();
-        for index in 0..shards {
-            let part = distributed::state_of_shard(
-                state,
-                Shard {
-                    index,
-                    count: shards,
-                },
-            );
-            if part != State::default() {
-                out.push((index, state_bytes(&part)?));
-            }
+        for (index, part) in parts.unwrap_or_default() {
+            out.push((index, state_bytes(&part)?));
         }
         Ok(out)
     }
@@ -273,9 +278,14 @@ impl Job {
         // The run's time: the driver's, from the flags to the report.
         report.summary.run.seconds =
             (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
-        let state = self.has_state().then(|| distributed::join_states(states));
-        self.prepared
-            .conclude(&self.args, &report, &files, state.as_ref())
+        let staged = match self.has_state() {
+            true => {
+                self.prepared
+                    .stage_state(&self.args, &files, &distributed::join_states(states))
+            }
+            false => Ok(None),
+        };
+        self.prepared.conclude(&self.args, &report, &files, staged)
     }
 }
 

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::activity::DelayedRows;
 use super::kept::{EngineFetch, Kept, Referral};
-use super::state::{Fetch, LastRequest, State, prune};
+use super::state::{FetchRow, HostState, LastRequest};
 use super::{Activity, Collector, Context, Counts, CrawlerActivity, Finding, Outcome, Violations};
 use super::{crawl_delay, findings, noindex};
 use crate::robots::target_path;
@@ -69,9 +69,8 @@ struct HostResult {
     violations: Violations,
     findings: Vec<Finding>,
     activity: Vec<CrawlerActivity>,
-    /// The state to carry over: last requests and fetches.
-    last: BTreeMap<String, LastRequest>,
-    fetches: BTreeMap<(String, String), Vec<Fetch>>,
+    /// With `--state`, the host's entries to carry over.
+    state: HostState,
 }
 
 /// A crawler identity on one host: its name, its requests, and its last
@@ -116,6 +115,7 @@ fn judge_host(
     names: &[Arc<str>],
     host: &str,
     data: HostData,
+    prior: HostState,
 ) -> HostResult {
     let HostData {
         identities,
@@ -133,20 +133,30 @@ fn judge_host(
         host: host.to_string(),
         ..HostResult::default()
     };
-    let (prior_last, prior_fetches) = ctx.state().map(|s| s.host(host)).unwrap_or_default();
-    // Engine crawlers' 2xx fetches: crawler name → URL → fetches.
-    let mut fetches: HashMap<String, HashMap<String, Vec<Fetch>>> = HashMap::new();
-    for ((crawler, url), list) in prior_fetches {
-        fetches.entry(crawler).or_default().insert(url, list);
-    }
-    for f in engine_fetches {
-        let by_url = match fetches.get_mut(f.crawler().name()) {
-            Some(m) => m,
-            None => fetches.entry(f.crawler().name().to_string()).or_default(),
-        };
-        let (path, fetch) = f.into_parts();
-        by_url.entry(path).or_default().push(fetch);
-    }
+    // The previous night's entries of the host (moved, not copied).
+    let mut entries = prior;
+    let prior_last = std::mem::take(&mut entries.last);
+    // Engine crawlers' 2xx fetches by crawler and URL, the previous
+    // nights' first. Each crawler's name once per host.
+    let mut crawlers: Vec<Arc<str>> = Vec::new();
+    let mut name_of = |crawler: &str| -> Arc<str> {
+        match crawlers.iter().find(|c| &***c == crawler) {
+            Some(c) => c.clone(),
+            None => {
+                crawlers.push(crawler.into());
+                crawlers[crawlers.len() - 1].clone()
+            }
+        }
+    };
+    entries.extend_fetches(engine_fetches.into_iter().map(|f| {
+        let crawler = name_of(f.crawler().name());
+        let (url, fetch) = f.into_parts();
+        FetchRow {
+            crawler,
+            url,
+            fetch,
+        }
+    }));
     // Per identity (several crawlers can share one: a heuristic crawler
     // per User-Agent string, all named `python-requests`): crawl-delay
     // gaps, in time order, where a delay may apply, and what the report
@@ -183,7 +193,7 @@ fn judge_host(
 
     // noindex and unavailable-after: an engine showed a page after its
     // crawler saw the rule.
-    noindex::shown_despite_rules(ctx, host, &referrals, &fetches, &mut out.violations);
+    noindex::shown_despite_rules(ctx, host, &referrals, &entries, &mut out.violations);
 
     // Findings of this host, crawler by crawler in name order.
     seen.sort_by(|a, b| a.name.cmp(&b.name));
@@ -210,13 +220,13 @@ fn judge_host(
         })
         .collect();
     // What the next run needs, when it is asked for (`--state`).
-    if ctx.state().is_none() {
+    if !ctx.has_state() {
         return out;
     }
-    out.last = prior_last;
+    entries.last = prior_last;
     for s in &seen {
         let (time, resolution) = s.activity.last();
-        out.last.insert(
+        entries.last.insert(
             s.name.to_string(),
             LastRequest {
                 time,
@@ -225,13 +235,8 @@ fn judge_host(
             },
         );
     }
-    let now = now.unwrap_or(i64::MIN);
-    for (crawler, by_url) in fetches {
-        for (url, mut list) in by_url {
-            prune(&mut list, now, settings.index_grace);
-            out.fetches.insert((crawler.clone(), url), list);
-        }
-    }
+    entries.prune(now.unwrap_or(i64::MIN), settings.index_grace);
+    out.state = entries;
     out
 }
 
@@ -339,9 +344,22 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
     let names = ctx.identity_names();
     let mut by_host: Vec<(Arc<str>, HostData)> = by_host.into_iter().collect();
     by_host.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    // With `--state`, each judged host's previous entries, taken out of
+    // the state (what is left is the hosts this run did not meet).
+    let mut prior = ctx.take_state();
+    let by_host: Vec<(Arc<str>, HostData, HostState)> = by_host
+        .into_iter()
+        .map(|(host, data)| {
+            let entries = prior
+                .as_mut()
+                .map(|s| s.take_host(&host))
+                .unwrap_or_default();
+            (host, data, entries)
+        })
+        .collect();
     let results: Vec<HostResult> = by_host
         .into_par_iter()
-        .map(|(host, data)| judge_host(ctx, &delayed, &names, &host, data))
+        .map(|(host, data, entries)| judge_host(ctx, &delayed, &names, &host, data, entries))
         .collect();
     // The judged hosts' violations join the Disallow ones: blocks moved,
     // not rows copied.
@@ -354,10 +372,9 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
         violations,
         ..Outcome::default()
     };
-    let mut judged_hosts = Vec::new();
     for r in results {
-        if ctx.state().is_some() {
-            judged_hosts.push((r.host, (r.last, r.fetches)));
+        if let Some(next) = prior.as_mut() {
+            next.put_host(r.host, r.state);
         }
         outcome.violations.append(r.violations);
         outcome.findings.extend(r.findings);
@@ -383,8 +400,8 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
     }
     outcome.charged_without_requests = charged;
     // The previous state with this run's hosts replaced.
-    if let Some(prior) = ctx.state() {
-        outcome.state = State::next(prior, judged_hosts);
+    if let Some(next) = prior {
+        outcome.state = next;
     }
     outcome.findings.extend(findings::robots_noindex_lines(ctx));
     outcome

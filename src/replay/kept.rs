@@ -6,8 +6,6 @@
 
 use std::sync::Arc;
 
-use foldhash::HashMap;
-
 use super::activity::{Activity, DelayedRows};
 use super::state::Fetch;
 use super::wire::{Reader, WireError, Writer};
@@ -158,7 +156,10 @@ pub(crate) struct Kept {
     charged: Vec<Charged>,
     fetches: Vec<(Arc<str>, EngineFetch)>,
     referrals: Vec<Referral>,
-    referred_until: HashMap<Arc<str>, i64>,
+    /// With `--state`, hosts and their last referred request's time (a
+    /// host comes once, or more when the collector's host table was
+    /// emptied during the chunk).
+    referred_until: Vec<(Arc<str>, i64)>,
     unknown_hosts: UnknownHosts,
     user_triggered: super::findings::UserTriggered,
 }
@@ -207,13 +208,8 @@ impl Kept {
     }
 
     /// Notes a referred visit of `host` at `time` (with `--state`).
-    pub(crate) fn refer_until(&mut self, host: &Arc<str>, time: i64) {
-        match self.referred_until.get_mut(host) {
-            Some(until) => *until = (*until).max(time),
-            None => {
-                self.referred_until.insert(host.clone(), time);
-            }
-        }
+    pub(crate) fn refer_until(&mut self, host: Arc<str>, time: i64) {
+        self.referred_until.push((host, time));
     }
 
     /// Requests for hosts the snapshot does not describe, to count one.
@@ -254,8 +250,9 @@ impl Kept {
         std::mem::take(&mut self.referrals)
     }
 
-    /// With `--state`, per host, the last referred request's time.
-    pub(crate) fn take_referred_until(&mut self) -> HashMap<Arc<str>, i64> {
+    /// With `--state`, hosts and their last referred request's time (a
+    /// host may come more than once: the latest time is its own).
+    pub(crate) fn take_referred_until(&mut self) -> Vec<(Arc<str>, i64)> {
         std::mem::take(&mut self.referred_until)
     }
 
@@ -320,12 +317,16 @@ impl Kept {
             w.text(&r.engine);
             w.text(&r.via);
         }
-        let mut until: Vec<(&Arc<str>, &i64)> = self.referred_until.iter().collect();
-        until.sort_unstable();
+        // Per host name (it may have come under two addresses), in order.
+        let mut until: std::collections::BTreeMap<&str, i64> = std::collections::BTreeMap::new();
+        for (host, t) in &self.referred_until {
+            let latest = until.entry(host).or_insert(*t);
+            *latest = (*latest).max(*t);
+        }
         w.usize(until.len());
         for (host, t) in until {
             w.text(host);
-            w.i64(*t);
+            w.i64(t);
         }
         w.usize(self.unknown_hosts.named.len());
         for (host, n) in &self.unknown_hosts.named {
@@ -393,9 +394,9 @@ impl Kept {
             ));
         }
         let n = r.count(9)?;
-        let mut referred_until = HashMap::default();
+        let mut referred_until = Vec::with_capacity(n);
         for _ in 0..n {
-            referred_until.insert(r.text()?, r.i64()?);
+            referred_until.push((r.text()?, r.i64()?));
         }
         let n = r.count(2)?;
         let mut unknown_hosts = UnknownHosts::default();

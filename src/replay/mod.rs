@@ -70,6 +70,7 @@ pub use judge::{replay, replay_parts};
 pub use kinds::{FINDING_KINDS, FindingKind, VIOLATION_KINDS, ViolationKind};
 pub use split::SplitCollector;
 pub use state::{Fetch, LastRequest, State};
+pub(crate) use state::{FetchRow, HostState};
 pub use violations::{ViolationRef, Violations};
 pub use wire::WireError;
 
@@ -190,8 +191,9 @@ pub struct Context {
     /// Landing markers: (finder, engine id, marker), engines in catalogue
     /// order.
     markers: Vec<(memchr::memmem::Finder<'static>, String, String)>,
-    /// What the previous run carried over (`--state`).
-    state: Option<State>,
+    /// What the previous run carried over (`--state`), until the ordered
+    /// stage takes it ([`Context::take_state`]).
+    state: Option<Mutex<State>>,
     /// Per snapshot host, what the per-request lookups need.
     host_rules: HashMap<Arc<str>, disallow::HostRules>,
     /// The snapshot's hosts by number (`HostRules::id`).
@@ -331,7 +333,7 @@ impl Context {
     /// crawlers' last requests and robots.txt fetches, and its engine
     /// crawlers' fetches.
     pub fn with_state(mut self, state: State) -> Context {
-        self.state = Some(state);
+        self.state = Some(Mutex::new(state));
         self
     }
 
@@ -343,14 +345,35 @@ impl Context {
     }
 
     /// Sets what the previous run carried over, or none; returns what was
-    /// set before.
+    /// set before (what the replay left of it: it takes the state).
     pub fn replace_state(&mut self, state: Option<State>) -> Option<State> {
-        std::mem::replace(&mut self.state, state)
+        std::mem::replace(&mut self.state, state.map(Mutex::new)).map(|m| {
+            m.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        })
     }
 
-    /// The carried-over state, if any.
-    pub fn state(&self) -> Option<&State> {
-        self.state.as_ref()
+    /// The run carries a state over (`--state`): it was given one, even
+    /// an empty one.
+    pub fn has_state(&self) -> bool {
+        self.state.is_some()
+    }
+
+    /// Calls `f` with the carried-over state, if there is one (empty once
+    /// a replay has taken it).
+    pub fn with_prior_state<R>(&self, f: impl FnOnce(&State) -> R) -> Option<R> {
+        self.state
+            .as_ref()
+            .map(|m| f(&m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)))
+    }
+
+    /// Takes the carried-over state (the replay does: it moves each judged
+    /// host's entries into the next state instead of copying them),
+    /// leaving an empty one; `None` without `--state`.
+    pub(crate) fn take_state(&self) -> Option<State> {
+        self.state.as_ref().map(|m| {
+            std::mem::take(&mut *m.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+        })
     }
 
     /// The snapshot.
@@ -621,6 +644,12 @@ pub struct Collector<'c> {
     lookups: Option<&'c disallow::Lookups<'c>>,
     /// (host, identity) to its entry of `charged`.
     charged_ids: HashMap<(u32, u32), usize>,
+    /// With `--state`, by host number, the last referred visit's time,
+    /// and the hosts that have one (with their names: the numbers are
+    /// void once the host table is emptied). Handed to `kept` when the
+    /// chunk is done or the numbers go void ([`Collector::flush_referred`]).
+    referred_until: Vec<Option<i64>>,
+    referred_hosts: Vec<(u32, Arc<str>)>,
     /// What the chunk keeps for the ordered stage: its counts, Disallow
     /// violations, delayed requests' rows, per (host, identity) requests,
     /// engine crawlers' fetches and referred visits.
@@ -644,6 +673,8 @@ impl<'c> Collector<'c> {
             rules: disallow::Rules::new(ctx),
             lookups: None,
             charged_ids: HashMap::new(),
+            referred_until: Vec::new(),
+            referred_hosts: Vec::new(),
             kept: Kept::default(),
         }
     }
@@ -665,8 +696,18 @@ impl<'c> Collector<'c> {
     }
 
     /// What the chunk kept, for the ordered stage.
-    pub(crate) fn into_kept(self) -> Kept {
+    pub(crate) fn into_kept(mut self) -> Kept {
+        self.flush_referred();
         self.kept
+    }
+
+    /// Hands the hosts' last referred visits to `kept` (by name).
+    pub(crate) fn flush_referred(&mut self) {
+        for (h, name) in self.referred_hosts.drain(..) {
+            if let Some(t) = self.referred_until[h as usize].take() {
+                self.kept.refer_until(name, t);
+            }
+        }
     }
 
     /// Per crawler met (by the address of its `Arc`), a User-Agent it
@@ -784,6 +825,7 @@ impl<'c> Collector<'c> {
         if emptied {
             // The numbers in the keys are void.
             self.charged_ids.clear();
+            self.flush_referred();
         }
         Some(h)
     }
@@ -981,7 +1023,16 @@ impl<'c> Collector<'c> {
         let t = request.time();
         let slot = self.hosts.slot(h);
         if self.ctx.state.is_some() {
-            self.kept.refer_until(&slot.name, t);
+            // By the host's number: no hashing per visit.
+            let i = h as usize;
+            if i >= self.referred_until.len() {
+                self.referred_until.resize(i + 1, None);
+            }
+            let until = &mut self.referred_until[i];
+            if until.is_none() {
+                self.referred_hosts.push((h, slot.name.clone()));
+            }
+            *until = (*until).max(Some(t));
         }
         let Some(rules) = slot.rules else {
             return;
@@ -1065,6 +1116,7 @@ impl Sink for Collector<'_> {
     /// Frees the chunk's caches and hands its unknown hosts to the run, so
     /// that a collector kept until the replay holds only its evidence.
     fn finish(&mut self) {
+        self.flush_referred();
         self.kept.delayed_mut().seal();
         self.agents = HashMap::new();
         self.met = Vec::new();

@@ -9,7 +9,7 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::judge::{Identity, path_of, without_tracking};
 use super::kept::Referral;
-use super::state::Fetch;
+use super::state::HostState;
 use super::{Context, Finding, FindingKind, Violation, ViolationKind, Violations};
 use crate::bots::Crawler;
 use crate::snapshot::Policy;
@@ -19,14 +19,14 @@ use crate::time::format_time;
 /// The violations of a host's referrals: for each search referral to a
 /// page, each crawler of the referring engine whose last fetch of the
 /// page before the referral (less the grace) found the page `noindex` in
-/// every version since, or past its `unavailable_after`. `fetches` is the
-/// engine crawlers' 2xx fetches by crawler name and URL; `referrals` are
-/// in time order.
+/// every version since, or past its `unavailable_after`. `fetches` holds
+/// the engine crawlers' 2xx fetches on the host; `referrals` are in time
+/// order.
 pub(super) fn shown_despite_rules(
     ctx: &Context,
     host: &str,
     referrals: &[Referral],
-    fetches: &HashMap<String, HashMap<String, Vec<Fetch>>>,
+    fetches: &HostState,
     violations: &mut Violations,
 ) {
     let snap = ctx.snapshot();
@@ -46,8 +46,8 @@ pub(super) fn shown_despite_rules(
             .iter()
             .filter(|c| c.engine() == Some(index))
         {
-            let by_url = fetches.get(crawler.name());
-            let lookup = |u: &str| by_url.and_then(|m| m.get(u));
+            let lookup =
+                |u: &str| Some(fetches.fetches_of(crawler.name(), u)).filter(|l| !l.is_empty());
             let (page_url, list) = match lookup(&url) {
                 Some(l) => (url.clone(), l),
                 None => match without_tracking(&url).and_then(|u| lookup(&u).map(|l| (u, l))) {
@@ -57,6 +57,7 @@ pub(super) fn shown_despite_rules(
             };
             let Some(fetch) = list
                 .iter()
+                .map(|r| &r.fetch)
                 .filter(|f| f.time <= deadline)
                 .max_by_key(|f| f.time)
             else {

@@ -21,7 +21,7 @@ mod violations;
 pub use merge::MergeError;
 use out_dir::Writeback;
 pub use out_dir::{MARKER, check_out};
-pub use state::{read_state, read_state_bytes, state_bytes, write_state};
+pub use state::{StagedState, read_state, read_state_bytes, stage_state, state_bytes, write_state};
 pub use summary::{
     Fault, Inputs, RangeFile, RuleGroup, RunTime, ShardPart, Summary, Tool, TopCrawler,
     ViolationTotals, Window,

@@ -9,11 +9,12 @@
 use std::fs::File;
 use std::io::Write as _;
 use std::path::Path;
+use std::sync::Arc;
 
 use polars::prelude::*;
 
 use super::ReportError;
-use crate::replay::{Fetch, LastRequest, State};
+use crate::replay::{Fetch, FetchRow, HostState, LastRequest, State};
 use crate::time::{ALWAYS, DAY};
 
 const COLUMNS: [&str; 11] = [
@@ -100,15 +101,35 @@ fn state_of(df: &DataFrame) -> Result<State, String> {
         .bool()
         .map_err(|e| e.to_string())?
         .clone();
-    let mut state = State::default();
-    for i in 0..df.height() {
+    // Rows grouped by host as they come (a state file lists its hosts in
+    // order: a few thousand parts, each host's rows in one part or two);
+    // the parts are merged by host afterwards. A part's fetches are added
+    // to it at its end (in a state file's order: nothing to sort).
+    let mut parts: Vec<(String, HostState)> = Vec::new();
+    let mut fetches: Vec<FetchRow> = Vec::new();
+    let mut crawler_name: Option<Arc<str>> = None;
+    let rows = kind
+        .iter()
+        .zip(host.iter())
+        .zip(crawler.iter())
+        .zip(url.iter())
+        .zip(client.iter())
+        .zip(method.iter())
+        .zip(time.iter())
+        .zip(resolution.iter())
+        .zip(robots.iter())
+        .zip(status.iter())
+        .zip(verified.iter());
+    for (i, row) in rows.enumerate() {
+        let (
+            (((((((((kind, host), crawler), url), client), method), time), res), robots), status),
+            verified,
+        ) = row;
         let row = i + 1;
-        let need = |c: &StringChunked, name: &str| -> Result<String, String> {
-            match c.get(i) {
-                Some(v) if !v.is_empty() => Ok(v.to_string()),
-                _ => Err(format!("row {row} has no {name}")),
-            }
-        };
+        fn need<'a>(v: Option<&'a str>, row: usize, name: &str) -> Result<&'a str, String> {
+            v.filter(|v| !v.is_empty())
+                .ok_or_else(|| format!("row {row} has no {name}"))
+        }
         let instant = |v: Option<i64>, name: &str| -> Result<Option<i64>, String> {
             match v {
                 // The earliest i64 means "always" in the snapshot.
@@ -116,74 +137,107 @@ fn state_of(df: &DataFrame) -> Result<State, String> {
                 other => Ok(other),
             }
         };
-        let key = (need(&host, "host")?, need(&crawler, "crawler")?);
-        let t = instant(time.get(i), "time")?.ok_or_else(|| format!("row {row} has no time"))?;
-        match kind.get(i) {
+        let (host, crawler) = (need(host, row, "host")?, need(crawler, row, "crawler")?);
+        let t = instant(time, "time")?.ok_or_else(|| format!("row {row} has no time"))?;
+        if parts.last().is_none_or(|(h, _)| h != host) {
+            if let Some((_, entries)) = parts.last_mut() {
+                entries.extend_fetches(fetches.drain(..));
+            }
+            parts.push((host.to_string(), HostState::default()));
+        }
+        let entries = &mut parts.last_mut().expect("a part for this host").1;
+        match kind {
             Some("last") => {
-                let resolution = resolution
-                    .get(i)
+                let resolution = res
                     .filter(|r| (1..=MAX_RESOLUTION).contains(r))
                     .ok_or_else(|| {
                         format!("row {row}: the resolution is missing or not from 1 ns to a day")
                     })?;
-                state.last.insert(
-                    key,
-                    LastRequest {
-                        time: t,
-                        resolution,
-                        robots_fetch: instant(robots.get(i), "robots_fetch")?,
-                    },
-                );
+                let last = LastRequest {
+                    time: t,
+                    resolution,
+                    robots_fetch: instant(robots, "robots_fetch")?,
+                };
+                entries.last.insert(crawler.to_string(), last);
             }
             Some("fetch") => {
                 let status = status
-                    .get(i)
                     .filter(|s| (200..300).contains(s))
                     .ok_or_else(|| format!("row {row}: a fetch's status must be 2xx"))?;
-                state
-                    .fetches
-                    .entry((key.0, key.1, need(&url, "url")?))
-                    .or_default()
-                    .push(Fetch {
+                let url = need(url, row, "url")?;
+                // Rows of one crawler follow each other: its name once.
+                let crawler = match &crawler_name {
+                    Some(name) if **name == *crawler => name.clone(),
+                    _ => crawler_name.insert(crawler.into()).clone(),
+                };
+                fetches.push(FetchRow {
+                    crawler,
+                    url: url.to_string(),
+                    fetch: Fetch {
                         time: t,
-                        verified: verified.get(i),
-                        client: client.get(i).unwrap_or_default().to_string(),
-                        method: method.get(i).unwrap_or_default().to_string(),
+                        verified,
+                        client: client.unwrap_or_default().to_string(),
+                        method: method.unwrap_or_default().to_string(),
                         status: status as u16,
-                    });
+                    },
+                });
             }
             other => return Err(format!("row {row}: unknown row kind {other:?}")),
         }
     }
-    Ok(state)
+    if let Some((_, entries)) = parts.last_mut() {
+        entries.extend_fetches(fetches);
+    }
+    Ok(State::from_parts(parts))
 }
 
 /// A state as the state file's table.
 fn state_frame(state: &State) -> PolarsResult<DataFrame> {
-    let mut kind = Vec::new();
-    let (mut host, mut crawler, mut url) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut time, mut resolution, mut robots) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut verified, mut client, mut method, mut status) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for ((h, c), l) in &state.last {
-        kind.push("last");
-        host.push(h.as_str());
-        crawler.push(c.as_str());
-        url.push(None);
-        time.push(l.time);
-        resolution.push(Some(l.resolution));
-        robots.push(l.robots_fetch);
-        verified.push(None);
-        client.push(None);
-        method.push(None);
-        status.push(None);
+    // Each host's entries in order: last requests by identity, fetches by
+    // crawler and URL (every host's last requests before any fetch).
+    let rows = state
+        .iter()
+        .map(|(_, entries)| entries.last.len() + entries.fetches().len())
+        .sum();
+    let mut kind = Vec::with_capacity(rows);
+    let (mut host, mut crawler, mut url) = (
+        Vec::with_capacity(rows),
+        Vec::with_capacity(rows),
+        Vec::with_capacity(rows),
+    );
+    let (mut time, mut resolution, mut robots) = (
+        Vec::with_capacity(rows),
+        Vec::with_capacity(rows),
+        Vec::with_capacity(rows),
+    );
+    let (mut verified, mut client, mut method, mut status) = (
+        Vec::with_capacity(rows),
+        Vec::with_capacity(rows),
+        Vec::with_capacity(rows),
+        Vec::with_capacity(rows),
+    );
+    for (h, entries) in state.iter() {
+        for (c, l) in entries.last_sorted() {
+            kind.push("last");
+            host.push(h);
+            crawler.push(c);
+            url.push(None);
+            time.push(l.time);
+            resolution.push(Some(l.resolution));
+            robots.push(l.robots_fetch);
+            verified.push(None);
+            client.push(None);
+            method.push(None);
+            status.push(None);
+        }
     }
-    for ((h, c, u), list) in &state.fetches {
-        for f in list {
+    for (h, entries) in state.iter() {
+        for r in entries.fetches() {
+            let f = &r.fetch;
             kind.push("fetch");
-            host.push(h.as_str());
-            crawler.push(c.as_str());
-            url.push(Some(u.as_str()));
+            host.push(h);
+            crawler.push(&*r.crawler);
+            url.push(Some(r.url.as_str()));
             time.push(f.time);
             resolution.push(None);
             robots.push(None);
@@ -241,6 +295,25 @@ pub fn state_bytes(state: &State) -> Result<Vec<u8>, ReportError> {
 /// # Errors
 /// The file cannot be written.
 pub fn write_state(path: &Path, state: &State) -> Result<(), ReportError> {
+    stage_state(path, state)?.commit()
+}
+
+/// A state written and synced beside its file, not yet in its place
+/// ([`StagedState::commit`]); dropped, it is removed and the previous
+/// state stays.
+#[derive(Debug)]
+pub struct StagedState {
+    tmp: tempfile::NamedTempFile,
+    path: std::path::PathBuf,
+}
+
+/// Writes `state` to a temporary file beside `path` and syncs it: the
+/// state's work done ahead (a run stages it while its report is built),
+/// its place taken only when the run is sure of it.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn stage_state(path: &Path, state: &State) -> Result<StagedState, ReportError> {
     let mut df = state_frame(state).map_err(|e| bad(path, e))?;
     let name = path
         .file_name()
@@ -253,7 +326,7 @@ pub fn write_state(path: &Path, state: &State) -> Result<(), ReportError> {
     std::fs::create_dir_all(parent).map_err(|e| bad(path, e))?;
     // Exclusively created, unpredictably named: no one can plant a link
     // under its name. Removed when dropped, unless persisted.
-    let written = (|| -> Result<(), String> {
+    let staged = (|| -> Result<tempfile::NamedTempFile, String> {
         let tmp = tempfile::Builder::new()
             .prefix(&format!(".{name}.tmp-"))
             .tempfile_in(parent)
@@ -266,17 +339,34 @@ pub fn write_state(path: &Path, state: &State) -> Result<(), ReportError> {
             w.flush().map_err(|e| e.to_string())?;
         }
         tmp.as_file().sync_all().map_err(|e| e.to_string())?;
-        tmp.persist(path)
-            .map(|_| ())
-            .map_err(|e| e.error.to_string())
+        Ok(tmp)
     })();
-    if let Err(message) = written {
-        return Err(bad(
+    match staged {
+        Ok(tmp) => Ok(StagedState {
+            tmp,
+            path: path.to_path_buf(),
+        }),
+        Err(message) => Err(bad(
             path,
             format!("{message} (the previous state, if any, is unchanged)"),
-        ));
+        )),
     }
-    Ok(())
+}
+
+impl StagedState {
+    /// Puts the state in its place (a rename over the previous one).
+    ///
+    /// # Errors
+    /// The rename failed: the previous state, if any, is unchanged.
+    pub fn commit(self) -> Result<(), ReportError> {
+        let path = self.path;
+        self.tmp.persist(&path).map(|_| ()).map_err(|e| {
+            bad(
+                &path,
+                format!("{} (the previous state, if any, is unchanged)", e.error),
+            )
+        })
+    }
 }
 
 #[cfg(test)]
@@ -287,41 +377,42 @@ mod tests {
     #[test]
     fn a_state_survives_the_round_trip() {
         let mut state = State::default();
-        state.last.insert(
-            ("shop.example".into(), "AhrefsBot".into()),
+        state.insert_last(
+            "shop.example",
+            "AhrefsBot",
             LastRequest {
                 time: 1_790_000_000_000_000_000,
                 resolution: SECOND,
                 robots_fetch: Some(1_789_999_000_000_000_000),
             },
         );
-        state.last.insert(
-            ("shop.example".into(), "Googlebot (unverified)".into()),
+        state.insert_last(
+            "shop.example",
+            "Googlebot (unverified)",
             LastRequest {
                 time: 5,
                 resolution: 1_000,
                 robots_fetch: None,
             },
         );
-        state.fetches.insert(
-            ("shop.example".into(), "Googlebot".into(), "/a?b=1".into()),
-            vec![
-                Fetch {
-                    time: 1,
-                    verified: Some(true),
-                    client: "66.249.66.1".into(),
-                    method: "GET".into(),
-                    status: 200,
-                },
-                Fetch {
-                    time: 2,
-                    verified: None,
-                    client: "2001:db8::1".into(),
-                    method: "HEAD".into(),
-                    status: 204,
-                },
-            ],
-        );
+        for fetch in [
+            Fetch {
+                time: 1,
+                verified: Some(true),
+                client: "66.249.66.1".into(),
+                method: "GET".into(),
+                status: 200,
+            },
+            Fetch {
+                time: 2,
+                verified: None,
+                client: "2001:db8::1".into(),
+                method: "HEAD".into(),
+                status: 204,
+            },
+        ] {
+            state.push_fetch("shop.example", "Googlebot", "/a?b=1", fetch);
+        }
         let dir = std::env::temp_dir().join(format!("crawlaudit-state-{}", std::process::id()));
         let path = dir.join("state.parquet");
         assert_eq!(read_state(&path).unwrap(), State::default());
@@ -404,7 +495,7 @@ mod tests {
             .finish(&mut df)
             .unwrap();
         let got = match read_state(&path) {
-            Ok(s) => format!("ok {} {}", s.last.len(), s.fetches.len()),
+            Ok(s) => format!("ok {} {}", s.len().0, s.len().1),
             Err(e) => e.to_string(),
         };
         let _ = std::fs::remove_dir_all(&dir);
@@ -479,8 +570,9 @@ mod tests {
         let path = dir.join("state.parquet");
         let mut state = State::default();
         for i in 0..50 {
-            state.last.insert(
-                (format!("h{i}.example"), "AhrefsBot".into()),
+            state.insert_last(
+                &format!("h{i}.example"),
+                "AhrefsBot",
                 LastRequest {
                     time: i,
                     resolution: SECOND,
