@@ -112,3 +112,86 @@ fn nightly_runs_with_state_report_what_one_run_over_the_week_does() {
         .collect();
     assert_eq!(beside.len(), 1);
 }
+
+/// A state file whose rows are read while the logs are: a row that is not
+/// a state's still stops the night with an error naming the file and the
+/// row, before a report or a state is written (the previous ones stay).
+#[test]
+fn a_tampered_state_row_stops_the_night_and_keeps_the_previous_files() {
+    use polars::prelude::*;
+
+    let dir = common::fresh_dir("state-tampered");
+    let log = Path::new(DEMO).join("access.log");
+    let state = dir.join("crawlaudit.parquet");
+    let out = dir.join("report");
+    audit(&[&log], &out, Some(&state));
+    let report_before = std::fs::read(out.join("violations.csv")).unwrap();
+
+    // The first engine fetch's status becomes a 404 (a fetch kept by the
+    // state is a 2xx).
+    let mut df = ParquetReader::new(std::fs::File::open(&state).unwrap())
+        .finish()
+        .unwrap();
+    let kinds: Vec<Option<String>> = df
+        .column("kind")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .map(|k| k.map(str::to_string))
+        .collect();
+    let first_fetch = kinds
+        .iter()
+        .position(|k| k.as_deref() == Some("fetch"))
+        .expect("the demo's state keeps an engine fetch");
+    let status: Vec<Option<i64>> = df
+        .column("status")
+        .unwrap()
+        .i64()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| if i == first_fetch { Some(404) } else { s })
+        .collect();
+    df.with_column(Column::new("status".into(), status))
+        .unwrap();
+    ParquetWriter::new(std::fs::File::create(&state).unwrap())
+        .finish(&mut df)
+        .unwrap();
+    let state_before = std::fs::read(&state).unwrap();
+
+    let run = Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
+        .arg("audit")
+        .arg(&log)
+        .arg("--snapshot")
+        .arg(Path::new(DEMO).join("snapshot"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--state")
+        .arg(&state)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    let row = first_fetch + 1;
+    assert!(
+        stderr.contains(&format!(
+            "{}: not a crawlaudit state file (row {row}: a fetch's status must be 2xx): remove it to start afresh",
+            state.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&state).unwrap(), state_before);
+    assert_eq!(
+        std::fs::read(out.join("violations.csv")).unwrap(),
+        report_before
+    );
+    // Nothing staged is left beside the state.
+    let beside: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with(".crawlaudit.parquet"))
+        .collect();
+    assert!(beside.is_empty(), "{beside:?}");
+}

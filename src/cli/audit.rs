@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::{Context as _, bail};
@@ -318,6 +319,20 @@ pub(crate) struct Prepared {
     pub(crate) inputs: Vec<Input>,
     pub(crate) read: ReadOptions,
     pub(crate) ctx: Context,
+    /// With `--state`, where the reading of the state file's rows puts its
+    /// error.
+    state_failure: Option<Arc<Mutex<Option<crawlaudit::report::ReportError>>>>,
+}
+
+/// Lowers the calling thread's priority to the lowest (nice 19) where the
+/// system allows it; elsewhere, or when refused, it stays as it is.
+fn at_idle_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority reads no memory of ours; on Linux, PRIO_PROCESS
+    // with 0 names the calling thread alone.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
+    }
 }
 
 /// Checks the flags and loads what the audit reads besides the logs.
@@ -426,9 +441,31 @@ pub(crate) fn prepare(
         shard: args.shard,
     };
     let mut ctx = Context::new(snapshot, catalogue, ranges, settings);
+    let mut state_failure = None;
     if let Some(path) = &args.state {
         if driver {
-            ctx = ctx.with_state(crawlaudit::report::read_state(path)?);
+            // Read, and its columns checked, now: a file that is not a
+            // state stops the run before any work. Its rows become the
+            // state while the logs are read; a row that is not a state's
+            // stops the run once they are ([`Prepared::state_failure`]).
+            let file = crawlaudit::report::open_state(path)?;
+            let reading = std::thread::spawn(move || {
+                // Only where a core would otherwise be idle (the ordered
+                // stage's serial gathering): the logs' reading keeps both.
+                at_idle_priority();
+                file.into_state()
+            });
+            let failure: Arc<Mutex<Option<crawlaudit::report::ReportError>>> = Arc::default();
+            let failed = failure.clone();
+            ctx = ctx.with_state_loader(move || match reading.join() {
+                Ok(Ok(state)) => state,
+                Ok(Err(e)) => {
+                    *failed.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
+                    crawlaudit::replay::State::default()
+                }
+                Err(panic) => std::panic::resume_unwind(panic),
+            });
+            state_failure = Some(failure);
         } else {
             // A task's collectors only ask whether there is a state; its
             // judgement is given its hosts' part.
@@ -448,6 +485,7 @@ pub(crate) fn prepare(
             ..ReadOptions::default()
         },
         ctx,
+        state_failure,
     })
 }
 
@@ -519,6 +557,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
+    prepared.state_failure()?;
     let AuditRun { mut outcome, files } = run;
     let files = prepared.named_files(files);
     let run_info = prepared.run_info(args, &outcome.counts, &files, started, args.shard);
@@ -626,6 +665,20 @@ impl Prepared {
             seconds: started.elapsed().as_secs_f64(),
             shard,
             ip_ranges: self.ranges_files.clone(),
+        }
+    }
+
+    /// The error of the state file's rows, found when the replay read
+    /// them (the run stops: its report and state would rest on a state
+    /// that is not the previous night's).
+    pub(crate) fn state_failure(&self) -> anyhow::Result<()> {
+        let failed = self
+            .state_failure
+            .as_ref()
+            .and_then(|f| f.lock().unwrap_or_else(PoisonError::into_inner).take());
+        match failed {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
         }
     }
 

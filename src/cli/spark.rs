@@ -186,6 +186,7 @@ impl Job {
                 .filter(|(_, part)| !part.is_empty())
                 .collect::<Vec<_>>()
         });
+        self.prepared.state_failure()?;
         let mut out = Vec::new();
         for (index, part) in parts.unwrap_or_default() {
             out.push((index, state_bytes(&part)?));

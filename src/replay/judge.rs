@@ -135,7 +135,6 @@ fn judge_host(
     };
     // The previous night's entries of the host (moved, not copied).
     let mut entries = prior;
-    let prior_last = std::mem::take(&mut entries.last);
     // Engine crawlers' 2xx fetches by crawler and URL, the previous
     // nights' first. Each crawler's name once per host.
     let mut crawlers: Vec<Arc<str>> = Vec::new();
@@ -166,8 +165,8 @@ fn judge_host(
     for (id, mut activity) in identities {
         let name = names[id as usize].clone();
         // Carried over from the previous run, when it came before.
-        let prior = prior_last
-            .get(&*name)
+        let prior = entries
+            .last_of(&name)
             .filter(|l| l.time <= activity.first());
         now = now.max(Some(activity.last().0));
         if let Some(steps) = activity.take_steps() {
@@ -223,11 +222,10 @@ fn judge_host(
     if !ctx.has_state() {
         return out;
     }
-    entries.last = prior_last;
     for s in &seen {
         let (time, resolution) = s.activity.last();
-        entries.last.insert(
-            s.name.to_string(),
+        entries.set_last(
+            &*s.name,
             LastRequest {
                 time,
                 resolution,

@@ -172,6 +172,37 @@ impl UnknownHosts {
     }
 }
 
+/// What the previous run carried over: a state, or what gives it when
+/// first needed ([`Context::with_state_loader`]).
+enum Prior {
+    Ready(State),
+    Loading(Box<dyn FnOnce() -> State + Send>),
+}
+
+impl Prior {
+    /// The state, loaded first if it is not yet.
+    fn get(&mut self) -> &mut State {
+        if let Prior::Loading(_) = self {
+            if let Prior::Loading(load) = std::mem::replace(self, Prior::Ready(State::default())) {
+                *self = Prior::Ready(load());
+            }
+        }
+        match self {
+            Prior::Ready(state) => state,
+            Prior::Loading(_) => unreachable!("loaded above"),
+        }
+    }
+}
+
+impl std::fmt::Debug for Prior {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Prior::Ready(state) => f.debug_tuple("Ready").field(state).finish(),
+            Prior::Loading(_) => f.write_str("Loading"),
+        }
+    }
+}
+
 /// Everything the replay reads, shared by all collectors.
 #[derive(Debug)]
 pub struct Context {
@@ -193,7 +224,7 @@ pub struct Context {
     markers: Vec<(memchr::memmem::Finder<'static>, String, String)>,
     /// What the previous run carried over (`--state`), until the ordered
     /// stage takes it ([`Context::take_state`]).
-    state: Option<Mutex<State>>,
+    state: Option<Mutex<Prior>>,
     /// Per snapshot host, what the per-request lookups need.
     host_rules: HashMap<Arc<str>, disallow::HostRules>,
     /// The snapshot's hosts by number (`HostRules::id`).
@@ -333,7 +364,16 @@ impl Context {
     /// crawlers' last requests and robots.txt fetches, and its engine
     /// crawlers' fetches.
     pub fn with_state(mut self, state: State) -> Context {
-        self.state = Some(Mutex::new(state));
+        self.state = Some(Mutex::new(Prior::Ready(state)));
+        self
+    }
+
+    /// As [`Context::with_state`], with a state that `load` gives when the
+    /// replay first needs it: the collectors only ask whether there is
+    /// one, so a state file can be read while the logs are (`load` may
+    /// join the thread that reads it).
+    pub fn with_state_loader(mut self, load: impl FnOnce() -> State + Send + 'static) -> Context {
+        self.state = Some(Mutex::new(Prior::Loading(Box::new(load))));
         self
     }
 
@@ -347,9 +387,12 @@ impl Context {
     /// Sets what the previous run carried over, or none; returns what was
     /// set before (what the replay left of it: it takes the state).
     pub fn replace_state(&mut self, state: Option<State>) -> Option<State> {
-        std::mem::replace(&mut self.state, state.map(Mutex::new)).map(|m| {
-            m.into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        std::mem::replace(&mut self.state, state.map(|s| Mutex::new(Prior::Ready(s)))).map(|m| {
+            std::mem::take(
+                m.into_inner()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get(),
+            )
         })
     }
 
@@ -362,9 +405,11 @@ impl Context {
     /// Calls `f` with the carried-over state, if there is one (empty once
     /// a replay has taken it).
     pub fn with_prior_state<R>(&self, f: impl FnOnce(&State) -> R) -> Option<R> {
-        self.state
-            .as_ref()
-            .map(|m| f(&m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)))
+        self.state.as_ref().map(|m| {
+            f(m.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get())
+        })
     }
 
     /// Takes the carried-over state (the replay does: it moves each judged
@@ -372,7 +417,11 @@ impl Context {
     /// leaving an empty one; `None` without `--state`.
     pub(crate) fn take_state(&self) -> Option<State> {
         self.state.as_ref().map(|m| {
-            std::mem::take(&mut *m.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+            std::mem::take(
+                m.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get(),
+            )
         })
     }
 

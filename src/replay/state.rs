@@ -10,10 +10,7 @@
 //! moving them (a night of many hosts copies none of its entries).
 
 use std::collections::BTreeMap;
-
 use std::sync::Arc;
-
-use foldhash::HashMap;
 
 /// A 2xx fetch of a page by an engine's crawler (not an impersonator).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,8 +59,8 @@ impl FetchRow {
 /// One host's part of a [`State`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct HostState {
-    /// Crawler identity → its last request.
-    pub(crate) last: HashMap<String, LastRequest>,
+    /// Crawler identities' last requests, by identity name.
+    last: Vec<(String, LastRequest)>,
     /// The engine crawlers' fetches a later referral may rest on, ordered
     /// by crawler and URL, each URL's in the order they were added (a
     /// state file's order: reading one sorts nothing, writing one neither).
@@ -79,8 +76,48 @@ impl HostState {
     /// Adds `other`'s entries; an identity's last request in both is
     /// `other`'s, fetches of one crawler and URL come after this one's.
     fn merge(&mut self, other: HostState) {
-        self.last.extend(other.last);
+        if self.last.is_empty() {
+            self.last = other.last;
+        } else {
+            for (identity, last) in other.last {
+                self.set_last(identity, last);
+            }
+        }
         self.extend_fetches(other.fetches);
+    }
+
+    /// The last request of crawler identity `identity`.
+    pub(crate) fn last_of(&self, identity: &str) -> Option<&LastRequest> {
+        let i = self
+            .last
+            .binary_search_by(|(name, _)| name.as_str().cmp(identity))
+            .ok()?;
+        Some(&self.last[i].1)
+    }
+
+    /// Sets the last request of crawler identity `identity`.
+    pub(crate) fn set_last(&mut self, identity: impl AsRef<str> + Into<String>, last: LastRequest) {
+        // In order already (a state file's rows): appended.
+        if self
+            .last
+            .last()
+            .is_none_or(|(name, _)| name.as_str() < identity.as_ref())
+        {
+            self.last.push((identity.into(), last));
+            return;
+        }
+        match self
+            .last
+            .binary_search_by(|(name, _)| name.as_str().cmp(identity.as_ref()))
+        {
+            Ok(i) => self.last[i].1 = last,
+            Err(i) => self.last.insert(i, (identity.into(), last)),
+        }
+    }
+
+    /// The last requests, by identity name.
+    pub(crate) fn lasts(&self) -> &[(String, LastRequest)] {
+        &self.last
     }
 
     /// Adds fetches, each crawler and URL's after those it has.
@@ -136,14 +173,6 @@ impl HostState {
             keep[i - 1]
         });
     }
-
-    /// Its last requests, by identity name.
-    pub(crate) fn last_sorted(&self) -> Vec<(&str, &LastRequest)> {
-        let mut v: Vec<(&str, &LastRequest)> =
-            self.last.iter().map(|(k, l)| (k.as_str(), l)).collect();
-        v.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        v
-    }
 }
 
 /// The carried-over state of one or more runs.
@@ -156,7 +185,7 @@ pub struct State {
 impl State {
     /// Sets the last request of crawler identity `identity` on `host`.
     pub fn insert_last(&mut self, host: &str, identity: &str, last: LastRequest) {
-        self.host_mut(host).last.insert(identity.to_string(), last);
+        self.host_mut(host).set_last(identity, last);
     }
 
     /// Appends a fetch of `url` on `host` by the engine crawler `crawler`.
@@ -170,7 +199,7 @@ impl State {
 
     /// The last request of `identity` on `host`.
     pub fn last(&self, host: &str, identity: &str) -> Option<&LastRequest> {
-        self.hosts.get(host)?.last.get(identity)
+        self.hosts.get(host)?.last_of(identity)
     }
 
     /// The fetches of `url` on `host` by `crawler`, in the order added.
@@ -382,7 +411,7 @@ mod tests {
         for i in 0..n {
             let host = format!("h{i:05}.example");
             let entries = state.take_host(&host);
-            assert_eq!(entries.last.len(), 1);
+            assert_eq!(entries.lasts().len(), 1);
             state.put_host(host, entries);
         }
         let elapsed = start.elapsed();
@@ -404,7 +433,7 @@ mod tests {
         assert_eq!(s.fetches("b.example", "Googlebot", "/"), [&fetch(1)]);
         assert!(s.fetches("a.example", "Googlebot", "/").is_empty());
         let b = s.take_host("b.example");
-        assert_eq!((b.last.len(), b.fetches().len()), (1, 1));
+        assert_eq!((b.lasts().len(), b.fetches().len()), (1, 1));
         assert_eq!(s.hosts(), ["a.example"]);
         // b.example judged again with nothing to carry: only a.example is
         // left.
@@ -413,7 +442,7 @@ mod tests {
         assert_eq!(s.len(), (1, 0));
         // A host with only a last request, or only a fetch, is kept.
         let mut c = HostState::default();
-        c.last.insert("X".into(), LAST);
+        c.set_last("X", LAST);
         s.put_host("c.example".into(), c);
         let mut d = HostState::default();
         d.extend_fetches([row("Googlebot", "/", 2)]);
@@ -429,7 +458,7 @@ mod tests {
         let part = |last: Option<i64>, fetches: &[(&str, i64)]| {
             let mut h = HostState::default();
             if let Some(t) = last {
-                h.last.insert("X".into(), LastRequest { time: t, ..LAST });
+                h.set_last("X", LastRequest { time: t, ..LAST });
             }
             h.extend_fetches(fetches.iter().map(|&(u, t)| row("Googlebot", u, t)));
             h
@@ -447,7 +476,7 @@ mod tests {
         ];
         let mut one_by_one = State::default();
         for (host, h) in &parts {
-            for (id, l) in &h.last {
+            for (id, l) in h.lasts() {
                 one_by_one.insert_last(host, id, *l);
             }
             for r in h.fetches() {

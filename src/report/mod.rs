@@ -21,7 +21,10 @@ mod violations;
 pub use merge::MergeError;
 use out_dir::Writeback;
 pub use out_dir::{MARKER, check_out};
-pub use state::{StagedState, read_state, read_state_bytes, stage_state, state_bytes, write_state};
+pub use state::{
+    StagedState, StateFile, open_state, read_state, read_state_bytes, stage_state, state_bytes,
+    write_state,
+};
 pub use summary::{
     Fault, Inputs, RangeFile, RuleGroup, RunTime, ShardPart, Summary, Tool, TopCrawler,
     ViolationTotals, Window,

@@ -53,13 +53,34 @@ const MAX_RESOLUTION: i64 = DAY;
 /// # Errors
 /// A file that cannot be read or is not a valid state file.
 pub fn read_state(path: &Path) -> Result<State, ReportError> {
-    let invalid = |e: &dyn std::fmt::Display| ReportError::State {
-        path: path.to_path_buf(),
-        message: format!("not a crawlaudit state file ({e}): remove it to start afresh"),
-    };
+    open_state(path)?.into_state()
+}
+
+/// A state file read and its columns checked ([`open_state`]), its rows
+/// not yet turned into a [`State`] ([`StateFile::into_state`]: a run does
+/// that while it reads its logs).
+#[derive(Debug)]
+pub struct StateFile {
+    /// Its table; `None` when there is no file yet (the first night).
+    table: Option<DataFrame>,
+    path: std::path::PathBuf,
+}
+
+/// Reads a state file and checks its columns: what [`read_state`] does but
+/// for the rows, whose checks come with [`StateFile::into_state`].
+///
+/// # Errors
+/// A file that cannot be read, is not Parquet, or lacks a state's columns.
+pub fn open_state(path: &Path) -> Result<StateFile, ReportError> {
+    let invalid = |e: &dyn std::fmt::Display| invalid_state(path, e);
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(State::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(StateFile {
+                table: None,
+                path: path.to_path_buf(),
+            });
+        }
         Err(e) => {
             return Err(ReportError::State {
                 path: path.to_path_buf(),
@@ -71,36 +92,93 @@ pub fn read_state(path: &Path) -> Result<State, ReportError> {
         return Err(invalid(&"not a regular file"));
     }
     let df = crate::contain::read_parquet(file).map_err(|e| invalid(&e))?;
-    state_of(&df).map_err(|e| invalid(&e))
+    Columns::of(&df).map_err(|e| invalid(&e))?;
+    Ok(StateFile {
+        table: Some(df),
+        path: path.to_path_buf(),
+    })
+}
+
+impl StateFile {
+    /// The state its rows hold, each row checked.
+    ///
+    /// # Errors
+    /// A row that is not a valid state entry.
+    pub fn into_state(self) -> Result<State, ReportError> {
+        match &self.table {
+            None => Ok(State::default()),
+            Some(df) => state_of(df).map_err(|e| invalid_state(&self.path, &e)),
+        }
+    }
+}
+
+fn invalid_state(path: &Path, e: &dyn std::fmt::Display) -> ReportError {
+    ReportError::State {
+        path: path.to_path_buf(),
+        message: format!("not a crawlaudit state file ({e}): remove it to start afresh"),
+    }
+}
+
+/// A state file's columns, of their types.
+struct Columns {
+    kind: StringChunked,
+    host: StringChunked,
+    crawler: StringChunked,
+    url: StringChunked,
+    client: StringChunked,
+    method: StringChunked,
+    time: Int64Chunked,
+    resolution: Int64Chunked,
+    robots: Int64Chunked,
+    status: Int64Chunked,
+    verified: BooleanChunked,
+}
+
+impl Columns {
+    /// The columns of `df`; the error says which is missing or of another
+    /// type.
+    fn of(df: &DataFrame) -> Result<Columns, String> {
+        let column = |name: &str| df.column(name).map_err(|e| e.to_string());
+        let text = |name: &str| -> Result<StringChunked, String> {
+            Ok(column(name)?.str().map_err(|e| e.to_string())?.clone())
+        };
+        let int = |name: &str| -> Result<Int64Chunked, String> {
+            Ok(column(name)?.i64().map_err(|e| e.to_string())?.clone())
+        };
+        Ok(Columns {
+            kind: text("kind")?,
+            host: text("host")?,
+            crawler: text("crawler")?,
+            url: text("url")?,
+            client: text("client")?,
+            method: text("method")?,
+            time: int("time")?,
+            resolution: int("resolution")?,
+            robots: int("robots_fetch")?,
+            status: int("status")?,
+            verified: column("verified")?
+                .bool()
+                .map_err(|e| e.to_string())?
+                .clone(),
+        })
+    }
 }
 
 /// The state in a state file's table; the error says what is wrong.
 fn state_of(df: &DataFrame) -> Result<State, String> {
-    let column = |name: &str| df.column(name).map_err(|e| e.to_string());
-    let text = |name: &str| -> Result<StringChunked, String> {
-        Ok(column(name)?.str().map_err(|e| e.to_string())?.clone())
-    };
-    let int = |name: &str| -> Result<Int64Chunked, String> {
-        Ok(column(name)?.i64().map_err(|e| e.to_string())?.clone())
-    };
-    let (kind, host, crawler, url, client, method) = (
-        text("kind")?,
-        text("host")?,
-        text("crawler")?,
-        text("url")?,
-        text("client")?,
-        text("method")?,
-    );
-    let (time, resolution, robots, status) = (
-        int("time")?,
-        int("resolution")?,
-        int("robots_fetch")?,
-        int("status")?,
-    );
-    let verified = column("verified")?
-        .bool()
-        .map_err(|e| e.to_string())?
-        .clone();
+    let Columns {
+        kind,
+        host,
+        crawler,
+        url,
+        client,
+        method,
+        time,
+        resolution,
+        robots,
+        status,
+        verified,
+    } = Columns::of(df)?;
     // Rows grouped by host as they come (a state file lists its hosts in
     // order: a few thousand parts, each host's rows in one part or two);
     // the parts are merged by host afterwards. A part's fetches are added
@@ -158,7 +236,7 @@ fn state_of(df: &DataFrame) -> Result<State, String> {
                     resolution,
                     robots_fetch: instant(robots, "robots_fetch")?,
                 };
-                entries.last.insert(crawler.to_string(), last);
+                entries.set_last(crawler, last);
             }
             Some("fetch") => {
                 let status = status
@@ -197,7 +275,7 @@ fn state_frame(state: &State) -> PolarsResult<DataFrame> {
     // crawler and URL (every host's last requests before any fetch).
     let rows = state
         .iter()
-        .map(|(_, entries)| entries.last.len() + entries.fetches().len())
+        .map(|(_, entries)| entries.lasts().len() + entries.fetches().len())
         .sum();
     let mut kind = Vec::with_capacity(rows);
     let (mut host, mut crawler, mut url) = (
@@ -217,10 +295,10 @@ fn state_frame(state: &State) -> PolarsResult<DataFrame> {
         Vec::with_capacity(rows),
     );
     for (h, entries) in state.iter() {
-        for (c, l) in entries.last_sorted() {
+        for (c, l) in entries.lasts() {
             kind.push("last");
             host.push(h);
-            crawler.push(c);
+            crawler.push(c.as_str());
             url.push(None);
             time.push(l.time);
             resolution.push(Some(l.resolution));
