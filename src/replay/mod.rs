@@ -362,7 +362,8 @@ impl Context {
 
     /// Continues from what a previous run carried over (`--state`): its
     /// crawlers' last requests and robots.txt fetches, and its engine
-    /// crawlers' fetches.
+    /// crawlers' fetches. A replay takes it (its outcome holds the next
+    /// night's): a context replays one night with it.
     pub fn with_state(mut self, state: State) -> Context {
         self.state = Some(Mutex::new(Prior::Ready(state)));
         self
