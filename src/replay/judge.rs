@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::activity::DelayedRows;
 use super::kept::{EngineFetch, Kept, Referral};
-use super::state::{FetchRow, HostState, LastRequest};
+use super::state::{FetchRow, HostState, LastRequest, State};
 use super::{Activity, Collector, Context, Counts, CrawlerActivity, Finding, Outcome, Violations};
 use super::{crawl_delay, findings, noindex};
 use crate::robots::target_path;
@@ -343,22 +343,25 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
     let mut by_host: Vec<(Arc<str>, HostData)> = by_host.into_iter().collect();
     by_host.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     // With `--state`, each judged host's previous entries, taken out of
-    // the state (what is left is the hosts this run did not meet).
-    let mut prior = ctx.take_state();
+    // the state, and the hosts this run did not meet (`rest`).
+    let prior = ctx.take_state();
+    let (prior_entries, rest) = match prior {
+        Some(state) => {
+            let (taken, rest) = state.split_hosts(by_host.iter().map(|(h, _)| &**h));
+            (taken, Some(rest))
+        }
+        None => (Vec::new(), None),
+    };
+    let mut prior_entries = prior_entries.into_iter();
     let by_host: Vec<(Arc<str>, HostData, HostState)> = by_host
         .into_iter()
-        .map(|(host, data)| {
-            let entries = prior
-                .as_mut()
-                .map(|s| s.take_host(&host))
-                .unwrap_or_default();
-            (host, data, entries)
-        })
+        .map(|(host, data)| (host, data, prior_entries.next().unwrap_or_default()))
         .collect();
     let results: Vec<HostResult> = by_host
         .into_par_iter()
         .map(|(host, data, entries)| judge_host(ctx, &delayed, &names, &host, data, entries))
         .collect();
+    let mut judged = Vec::with_capacity(if rest.is_some() { results.len() } else { 0 });
     // The judged hosts' violations join the Disallow ones: blocks moved,
     // not rows copied.
     let mut violations = Violations::default();
@@ -371,8 +374,8 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
         ..Outcome::default()
     };
     for r in results {
-        if let Some(next) = prior.as_mut() {
-            next.put_host(r.host, r.state);
+        if rest.is_some() {
+            judged.push((r.host, r.state));
         }
         outcome.violations.append(r.violations);
         outcome.findings.extend(r.findings);
@@ -398,8 +401,8 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
     }
     outcome.charged_without_requests = charged;
     // The previous state with this run's hosts replaced.
-    if let Some(next) = prior {
-        outcome.state = next;
+    if let Some(rest) = rest {
+        outcome.state = State::from_sorted(rest, judged);
     }
     outcome.findings.extend(findings::robots_noindex_lines(ctx));
     outcome

@@ -261,18 +261,49 @@ impl State {
         self.hosts.iter().map(|(h, s)| (h.as_str(), s))
     }
 
-    /// The entries of `host`, taken out (empty when it has none).
-    pub(crate) fn take_host(&mut self, host: &str) -> HostState {
-        self.hosts.remove(host).unwrap_or_default()
+    /// Splits the state along `hosts`, given in ascending order: the
+    /// entries of each (empty where it has none), and the other hosts'
+    /// entries, in order. One pass over both: no search per host.
+    pub(crate) fn split_hosts<'h>(
+        self,
+        hosts: impl IntoIterator<Item = &'h str>,
+    ) -> (Vec<HostState>, Vec<(String, HostState)>) {
+        let mut prior = self.hosts.into_iter().peekable();
+        let (mut taken, mut rest) = (Vec::new(), Vec::new());
+        for host in hosts {
+            while let Some(before) = prior.next_if(|(h, _)| h.as_str() < host) {
+                rest.push(before);
+            }
+            taken.push(match prior.next_if(|(h, _)| h == host) {
+                Some((_, entries)) => entries,
+                None => HostState::default(),
+            });
+        }
+        rest.extend(prior);
+        (taken, rest)
     }
 
-    /// Sets the entries of `host` (replacing any); nothing is kept of a
-    /// host with none.
-    pub(crate) fn put_host(&mut self, host: String, entries: HostState) {
-        if entries.is_empty() {
-            self.hosts.remove(&host);
-        } else {
-            self.hosts.insert(host, entries);
+    /// The state of two lists of hosts' entries, each in ascending host
+    /// order (a host in both has both parts, `a`'s first); hosts without
+    /// entries are left out.
+    pub(crate) fn from_sorted(a: Vec<(String, HostState)>, b: Vec<(String, HostState)>) -> State {
+        let mut merged = Vec::with_capacity(a.len() + b.len());
+        let mut b = b.into_iter().peekable();
+        for (host, mut entries) in a {
+            while let Some(before) = b.next_if(|(h, _)| *h < host) {
+                merged.push(before);
+            }
+            if let Some((_, more)) = b.next_if(|(h, _)| *h == host) {
+                entries.merge(more);
+            }
+            merged.push((host, entries));
+        }
+        merged.extend(b);
+        State {
+            hosts: merged
+                .into_iter()
+                .filter(|(_, entries)| !entries.is_empty())
+                .collect(),
         }
     }
 
@@ -407,13 +438,16 @@ mod tests {
         }
         let first = state.clone();
         let start = std::time::Instant::now();
-        // Each host taken out and put back: the entries stay one per host.
-        for i in 0..n {
-            let host = format!("h{i:05}.example");
-            let entries = state.take_host(&host);
-            assert_eq!(entries.lasts().len(), 1);
-            state.put_host(host, entries);
-        }
+        // Every other host judged again: taken out and put back, the
+        // others kept; the entries stay one per host.
+        let hosts: Vec<String> = (0..n)
+            .step_by(2)
+            .map(|i| format!("h{i:05}.example"))
+            .collect();
+        let (taken, rest) = state.split_hosts(hosts.iter().map(String::as_str));
+        assert_eq!((taken.len(), rest.len()), (n / 2, n / 2));
+        assert!(taken.iter().all(|e| e.lasts().len() == 1));
+        let state = State::from_sorted(rest, hosts.into_iter().zip(taken).collect());
         let elapsed = start.elapsed();
         assert_eq!(state.len(), (n, n));
         assert_eq!(state, first);
@@ -432,21 +466,24 @@ mod tests {
         assert_eq!(s.len(), (2, 1));
         assert_eq!(s.fetches("b.example", "Googlebot", "/"), [&fetch(1)]);
         assert!(s.fetches("a.example", "Googlebot", "/").is_empty());
-        let b = s.take_host("b.example");
-        assert_eq!((b.lasts().len(), b.fetches().len()), (1, 1));
-        assert_eq!(s.hosts(), ["a.example"]);
-        // b.example judged again with nothing to carry: only a.example is
-        // left.
-        s.put_host("b.example".into(), HostState::default());
+        // b.example and z.example (without entries) judged again.
+        let (mut taken, rest) = s.split_hosts(["b.example", "z.example"]);
+        assert_eq!((taken[0].lasts().len(), taken[0].fetches().len()), (1, 1));
+        assert_eq!(taken[1], HostState::default());
+        assert_eq!(rest.len(), 1);
+        // b.example with nothing to carry: only a.example is left.
+        taken[0] = HostState::default();
+        let hosts = ["b.example".to_string(), "z.example".to_string()];
+        let s = State::from_sorted(rest.clone(), hosts.clone().into_iter().zip(taken).collect());
         assert_eq!(s.hosts(), ["a.example"]);
         assert_eq!(s.len(), (1, 0));
-        // A host with only a last request, or only a fetch, is kept.
+        // A host with only a last request, or only a fetch, is kept; the
+        // lists merge in order.
         let mut c = HostState::default();
         c.set_last("X", LAST);
-        s.put_host("c.example".into(), c);
         let mut d = HostState::default();
         d.extend_fetches([row("Googlebot", "/", 2)]);
-        s.put_host("d.example".into(), d);
+        let s = State::from_sorted(vec![("c.example".into(), c), ("d.example".into(), d)], rest);
         assert_eq!(s.hosts(), ["a.example", "c.example", "d.example"]);
         assert_eq!(s.len(), (2, 1));
     }
