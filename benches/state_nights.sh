@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# `--state` against the same audit without it (issue 14's target: within
+# 1.2x, linear in hosts), on logs of many hosts:
+#   vhost-10000-256M: benches/e2e_logs.sh's CDN log of 10,000 hosts, each
+#                     with its own robots.txt (HOSTS=10000, 256 MiB);
+#   hosts-50000, hosts-100000: 50,000 and 100,000 hosts of two crawler
+#                     requests each (Googlebot, bingbot, AhrefsBot in turn),
+#                     no snapshot.
+# Per case, two nights, each timed against the run without --state, the two
+# commands alternated (A B A B ...), RUNS pairs after a warm-up pair:
+#   first night:  no state file yet (the run writes one);
+#   second night: the same log again from the first night's state, copied
+#                 in before each run (a state a rerun of its own night wrote
+#                 holds that night twice, and grows with every rerun).
+# Prints per night the medians of wall and CPU seconds and of the pairs'
+# ratios, and the peak RSS.
+#
+# Usage: benches/state_nights.sh [CASE...]   (default: all three)
+# Env:   BENCH_DIR (default ./bench-data), RUNS (default 9)
+# Needs: python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR=${BENCH_DIR:-bench-data}
+RUNS=${RUNS:-9}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
+mkdir -p "$DIR"
+cargo build --quiet --release --bin crawlaudit
+BIN=$CARGO_TARGET_DIR/release/crawlaudit
+CASES=("$@")
+[ ${#CASES[@]} -eq 0 ] && CASES=(vhost-10000-256M hosts-50000 hosts-100000)
+
+for case in "${CASES[@]}"; do
+  case $case in
+    vhost-10000-256M)
+      BENCH_DIR=$DIR HOSTS=10000 SETUP_ONLY=1 benches/e2e_logs.sh 256M 1
+      LOG=$DIR/vhost-10000-256M-1.log
+      SNAP=(--snapshot "$DIR/snapshot-10000")
+      ;;
+    hosts-*)
+      n=${case#hosts-}
+      LOG=$DIR/$case.log
+      SNAP=()
+      if [ ! -s "$LOG" ]; then
+        echo "generating $LOG"
+        python3 - "$n" > "$LOG.tmp" <<'PY'
+import sys
+n = int(sys.argv[1])
+agents = [
+    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+    "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)",
+]
+out = sys.stdout
+for i in range(n):
+    for j in range(2):
+        s = (i * 2 + j) * 86400 // (2 * n)
+        out.write(
+            f'h{i}.example:443 66.249.66.{(i + j) % 250 + 1} - - '
+            f'[10/Nov/2026:{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d} +0000] '
+            f'"GET /page/{j} HTTP/1.1" 200 512 "-" "{agents[(i + j) % 3]}"\n'
+        )
+PY
+        mv "$LOG.tmp" "$LOG"
+      fi
+      ;;
+    *) echo "unknown case $case" >&2; exit 2 ;;
+  esac
+  WORK=$(mktemp -d "$DIR/.state-nights.XXXXXX")
+  # The first night's state, from no state.
+  "$BIN" audit "$LOG" "${SNAP[@]}" --out "$WORK/out" --state "$WORK/first.state" --quiet > /dev/null 2>&1
+  echo "== $case: $(wc -l < "$LOG") lines, first night's state $(stat -c %s "$WORK/first.state") bytes"
+  python3 - "$RUNS" "$WORK" "$BIN" "$LOG" "${SNAP[@]}" <<'PY'
+import os, resource, shutil, statistics, subprocess, sys, time
+runs, work, bin_, log, snap = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+def audit(*extra):
+    out = os.path.join(work, "out")
+    return [bin_, "audit", log, *snap, "--out", out, "--quiet", *extra]
+def timed(cmd, before=None):
+    if before:
+        before()
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return wall, cpu, r1.ru_maxrss
+state = os.path.join(work, "night.state")
+first_state = os.path.join(work, "first.state")
+def fresh():
+    if os.path.exists(state):
+        os.remove(state)
+def copy_first():
+    shutil.copyfile(first_state, state)
+plain = audit()
+for night, before in (("first night", fresh), ("second night", copy_first)):
+    with_state = audit("--state", state)
+    a, b = [], []
+    for i in range(runs + 1):
+        x = timed(with_state, before)
+        y = timed(plain)
+        if i:
+            a.append(x)
+            b.append(y)
+    med = lambda v, k: statistics.median(r[k] for r in v)
+    ratio = lambda k: sorted(x[k] / y[k] for x, y in zip(a, b))
+    rw, rc = ratio(0), ratio(1)
+    print(f"  {night}: --state {med(a, 0):.3f} s ({med(a, 1):.2f} CPU-s), "
+          f"without {med(b, 0):.3f} s ({med(b, 1):.2f} CPU-s); "
+          f"ratio wall {statistics.median(rw):.3f} ({rw[0]:.3f}-{rw[-1]:.3f}), "
+          f"CPU {statistics.median(rc):.3f}")
+print(f"  peak RSS of the runs so far: {a[-1][2] // 1024} MiB (the largest child)")
+PY
+  rm -rf "$WORK"
+done
