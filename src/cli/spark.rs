@@ -162,12 +162,13 @@ impl Job {
     }
 
     /// On the driver: the previous night's state (the `--state` file, which
-    /// the driver's [`Job::new`] read and checked as the CLI does), split
-    /// among `shards` shards: per shard with entries, its state as a state
-    /// file's bytes.
+    /// the driver's [`Job::new`] opened and checked as the CLI does, its
+    /// rows read since), split among `shards` shards: per shard with
+    /// entries, its state as a state file's bytes.
     ///
     /// # Errors
-    /// A state that cannot be encoded.
+    /// A row of the state file that is not a state's, or a state that
+    /// cannot be encoded.
     pub fn states(&self, shards: u32) -> anyhow::Result<Vec<(u32, Vec<u8>)>> {
         let parts = self.prepared.ctx.with_prior_state(|state| {
             (0..shards)
@@ -279,12 +280,11 @@ impl Job {
         // The run's time: the driver's, from the flags to the report.
         report.summary.run.seconds =
             (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
-        let staged = match self.has_state() {
-            true => {
-                self.prepared
-                    .stage_state(&self.args, &files, &distributed::join_states(states))
-            }
-            false => Ok(None),
+        let staged = if self.has_state() {
+            self.prepared
+                .stage_state(&self.args, &files, &distributed::join_states(states))
+        } else {
+            Ok(None)
         };
         self.prepared.conclude(&self.args, &report, &files, staged)
     }

@@ -122,16 +122,24 @@ impl HostState {
 
     /// Adds fetches, each crawler and URL's after those it has.
     pub(crate) fn extend_fetches(&mut self, rows: impl IntoIterator<Item = FetchRow>) {
-        if self.fetches.is_empty() {
+        let had = self.fetches.len();
+        if had == 0 {
             self.fetches = rows.into_iter().collect();
         } else {
             self.fetches.extend(rows);
         }
-        // Stable, and nothing to do for rows in order already (a state
-        // file's).
-        if !self.fetches.is_sorted_by(|a, b| a.key() <= b.key()) {
+        // The rows it had are in order: only the new ones and the seam
+        // are looked at, and rows in order already (a state file's) are
+        // not sorted. The sort is stable.
+        if !self.fetches[had.saturating_sub(1)..].is_sorted_by(|a, b| a.key() <= b.key()) {
             self.fetches.sort_by(|a, b| a.key().cmp(&b.key()));
         }
+    }
+
+    /// Adds one fetch, after those of its crawler and URL.
+    fn push_fetch(&mut self, row: FetchRow) {
+        let at = self.fetches.partition_point(|r| r.key() <= row.key());
+        self.fetches.insert(at, row);
     }
 
     /// The fetches, by crawler and URL (each URL's in the order added).
@@ -190,11 +198,11 @@ impl State {
 
     /// Appends a fetch of `url` on `host` by the engine crawler `crawler`.
     pub fn push_fetch(&mut self, host: &str, crawler: &str, url: &str, fetch: Fetch) {
-        self.host_mut(host).extend_fetches([FetchRow {
+        self.host_mut(host).push_fetch(FetchRow {
             crawler: crawler.into(),
             url: url.into(),
             fetch,
-        }]);
+        });
     }
 
     /// The last request of `identity` on `host`.
@@ -320,6 +328,16 @@ impl State {
     /// order (a state file lists every host's last requests before any
     /// host's fetches), as if each entry was added in turn.
     pub(crate) fn from_parts(mut parts: Vec<(String, HostState)>) -> State {
+        // A state file's shape, two runs of hosts in order: merged as they
+        // are, not sorted.
+        let split = parts
+            .windows(2)
+            .position(|w| w[0].0 >= w[1].0)
+            .map_or(parts.len(), |i| i + 1);
+        if parts[split..].windows(2).all(|w| w[0].0 < w[1].0) {
+            let second = parts.split_off(split);
+            return State::from_sorted(parts, second);
+        }
         // Stable: a host's parts keep their order.
         parts.sort_by(|a, b| a.0.cmp(&b.0));
         let mut merged: Vec<(String, HostState)> = Vec::with_capacity(parts.len());
@@ -511,17 +529,37 @@ mod tests {
             ("c".to_string(), part(None, &[])),
             ("b".to_string(), part(Some(8), &[("/", 9)])),
         ];
-        let mut one_by_one = State::default();
-        for (host, h) in &parts {
-            for (id, l) in h.lasts() {
-                one_by_one.insert_last(host, id, *l);
+        let one_by_one = |parts: &[(String, HostState)]| {
+            let mut state = State::default();
+            for (host, h) in parts {
+                for (id, l) in h.lasts() {
+                    state.insert_last(host, id, *l);
+                }
+                for r in h.fetches() {
+                    state.push_fetch(host, &r.crawler, &r.url, r.fetch.clone());
+                }
             }
-            for r in h.fetches() {
-                one_by_one.push_fetch(host, &r.crawler, &r.url, r.fetch.clone());
-            }
-        }
+            state
+        };
+        // A state file's shape: two runs of hosts in order.
+        let two_runs = vec![
+            ("a".to_string(), part(Some(2), &[])),
+            ("b".to_string(), part(Some(1), &[])),
+            ("d".to_string(), part(Some(1), &[])),
+            ("a".to_string(), part(None, &[("/", 3), ("/", 1)])),
+            ("c".to_string(), part(None, &[("/x", 4)])),
+            ("d".to_string(), part(Some(5), &[])),
+            ("e".to_string(), part(None, &[])),
+        ];
+        let expected = one_by_one(&two_runs);
+        let from_runs = State::from_parts(two_runs);
+        assert_eq!(from_runs, expected);
+        assert_eq!(from_runs.hosts(), ["a", "b", "c", "d"]);
+        assert_eq!(from_runs.last("d", "X").map(|l| l.time), Some(5));
+        // Any other order.
+        let expected = one_by_one(&parts);
         let merged = State::from_parts(parts);
-        assert_eq!(merged, one_by_one);
+        assert_eq!(merged, expected);
         assert_eq!(merged.hosts(), ["a", "b"]);
         assert_eq!(merged.last("b", "X").map(|l| l.time), Some(8));
         assert_eq!(merged.len(), (2, 3));
