@@ -61,8 +61,8 @@ pub fn read_state(path: &Path) -> Result<State, ReportError> {
 /// that while it reads its logs).
 #[derive(Debug)]
 pub struct StateFile {
-    /// Its table; `None` when there is no file yet (the first night).
-    table: Option<DataFrame>,
+    /// Its columns; `None` when there is no file yet (the first night).
+    columns: Option<Columns>,
     path: std::path::PathBuf,
 }
 
@@ -77,7 +77,7 @@ pub fn open_state(path: &Path) -> Result<StateFile, ReportError> {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(StateFile {
-                table: None,
+                columns: None,
                 path: path.to_path_buf(),
             });
         }
@@ -92,9 +92,9 @@ pub fn open_state(path: &Path) -> Result<StateFile, ReportError> {
         return Err(invalid(&"not a regular file"));
     }
     let df = crate::contain::read_parquet(file).map_err(|e| invalid(&e))?;
-    Columns::of(&df).map_err(|e| invalid(&e))?;
+    let columns = Columns::of(&df).map_err(|e| invalid(&e))?;
     Ok(StateFile {
-        table: Some(df),
+        columns: Some(columns),
         path: path.to_path_buf(),
     })
 }
@@ -105,9 +105,9 @@ impl StateFile {
     /// # Errors
     /// A row that is not a valid state entry.
     pub fn into_state(self) -> Result<State, ReportError> {
-        match &self.table {
+        match self.columns {
             None => Ok(State::default()),
-            Some(df) => state_of(df).map_err(|e| invalid_state(&self.path, &e)),
+            Some(columns) => state_of(columns).map_err(|e| invalid_state(&self.path, &e)),
         }
     }
 }
@@ -120,6 +120,7 @@ fn invalid_state(path: &Path, e: &dyn std::fmt::Display) -> ReportError {
 }
 
 /// A state file's columns, of their types.
+#[derive(Debug)]
 struct Columns {
     kind: StringChunked,
     host: StringChunked,
@@ -164,8 +165,15 @@ impl Columns {
     }
 }
 
-/// The state in a state file's table; the error says what is wrong.
-fn state_of(df: &DataFrame) -> Result<State, String> {
+/// Whether a value is there and not empty; the error names the row and
+/// the column.
+fn need<'a>(v: Option<&'a str>, row: usize, name: &str) -> Result<&'a str, String> {
+    v.filter(|v| !v.is_empty())
+        .ok_or_else(|| format!("row {row} has no {name}"))
+}
+
+/// The state in a state file's columns; the error says what is wrong.
+fn state_of(columns: Columns) -> Result<State, String> {
     let Columns {
         kind,
         host,
@@ -178,7 +186,7 @@ fn state_of(df: &DataFrame) -> Result<State, String> {
         robots,
         status,
         verified,
-    } = Columns::of(df)?;
+    } = columns;
     // Rows grouped by host as they come (a state file lists its hosts in
     // order: a few thousand parts, each host's rows in one part or two);
     // the parts are merged by host afterwards. A part's fetches are added
@@ -204,10 +212,6 @@ fn state_of(df: &DataFrame) -> Result<State, String> {
             verified,
         ) = row;
         let row = i + 1;
-        fn need<'a>(v: Option<&'a str>, row: usize, name: &str) -> Result<&'a str, String> {
-            v.filter(|v| !v.is_empty())
-                .ok_or_else(|| format!("row {row} has no {name}"))
-        }
         let instant = |v: Option<i64>, name: &str| -> Result<Option<i64>, String> {
             match v {
                 // The earliest i64 means "always" in the snapshot.
@@ -351,10 +355,12 @@ pub fn read_state_bytes(bytes: Vec<u8>, what: &Path) -> Result<State, ReportErro
         path: what.to_path_buf(),
         message: format!("not a crawlaudit state ({e})"),
     })?;
-    state_of(&df).map_err(|e| ReportError::State {
-        path: what.to_path_buf(),
-        message: format!("not a crawlaudit state ({e})"),
-    })
+    Columns::of(&df)
+        .and_then(state_of)
+        .map_err(|e| ReportError::State {
+            path: what.to_path_buf(),
+            message: format!("not a crawlaudit state ({e})"),
+        })
 }
 
 /// `state` as the bytes of a state file (for a distributed run's shuffle).
