@@ -1,9 +1,9 @@
 //! Reading one log input, in parallel, accounting for every line.
 //!
-//! Plain files are read in 64 MiB windows (`pread`, in pieces in
-//! parallel, into one reused buffer) split into newline-aligned chunks that
-//! rayon parses in parallel; a file truncated during the run is a fault,
-//! not a crash. Compressed files (gzip, zstd and bzip2, recognised by their
+//! Plain files are read in 64 MiB windows (on Linux mapped, see
+//! `mapped`; elsewhere read with `pread`, in pieces in parallel, into one
+//! reused buffer) split into newline-aligned chunks that rayon parses in
+//! parallel; a file truncated during the run is a fault, not a crash. Compressed files (gzip, zstd and bzip2, recognised by their
 //! first bytes; multi-member, multi-frame and multi-stream too) and standard
 //! input are read as a stream: one thread reads and decompresses into
 //! blocks of whole lines while worker threads parse the blocks as they
@@ -478,9 +478,10 @@ fn stdin_closed() -> Option<&'static str> {
     None
 }
 
-/// Plain files are read this much at a time into one reused buffer, so
-/// that the resident set does not grow with the file: each window is read
-/// in pieces in parallel, then its chunks are parsed in parallel.
+/// Plain files are read this much at a time, so that the resident set does
+/// not grow with the file: each window is mapped (on Linux; elsewhere read
+/// in pieces in parallel into one reused buffer), then its chunks are
+/// parsed in parallel.
 const WINDOW: usize = 64 << 20;
 
 /// A window is read in pieces of this size, one rayon task each, so that
@@ -551,6 +552,69 @@ fn read_window(file: &File, offset: u64, len: usize, buf: &mut Vec<u8>) -> Resul
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Err(WindowError::Shrank),
         Err(e) => Err(WindowError::Io(e)),
+    }
+}
+
+/// Where a window's bytes are: mapped (on Linux), or read into the
+/// reader's buffer.
+enum Window {
+    /// Mapped from the file; parsed where it lies.
+    #[cfg(target_os = "linux")]
+    Mapped(mapped::Mapped),
+    /// Read into the buffer given to [`Window::read`].
+    Read,
+}
+
+impl Window {
+    /// Maps `len` bytes of `file` from `offset`, or, where it cannot be
+    /// mapped, reads them into `buf`. A file now shorter than the window's
+    /// end is [`WindowError::Shrank`] either way.
+    fn read(
+        file: &File,
+        offset: u64,
+        len: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<Window, WindowError> {
+        #[cfg(target_os = "linux")]
+        if let Some(mapped) = mapped::Mapped::map(file, offset, len) {
+            // A page past the file's end would read as zeros (and mark the
+            // window cut short); a file already shorter is a fault now.
+            let now = file.metadata().map_err(WindowError::Io)?.len();
+            if now < offset + len as u64 {
+                return Err(WindowError::Shrank);
+            }
+            return Ok(Window::Mapped(mapped));
+        }
+        read_window(file, offset, len, buf)?;
+        Ok(Window::Read)
+    }
+
+    /// The window's bytes (`buf` is the buffer given to [`Window::read`]).
+    fn bytes<'a>(&'a self, buf: &'a [u8]) -> &'a [u8] {
+        match self {
+            #[cfg(target_os = "linux")]
+            Window::Mapped(mapped) => mapped.bytes(),
+            Window::Read => buf,
+        }
+    }
+
+    /// The file (of which the window ends at byte `end`) was cut inside
+    /// the window while it was mapped: its bytes from there on are zeros,
+    /// not the file's. A read window is the file's whatever came after.
+    fn cut_short(&self, file: &File, end: u64) -> bool {
+        match self {
+            #[cfg(target_os = "linux")]
+            Window::Mapped(mapped) => {
+                // A page past the new end faulted (and reads as zeros); a
+                // cut inside the window's last page faults nothing, but the
+                // page's tail now reads as zeros too.
+                mapped.cut_short() || file.metadata().is_ok_and(|m| m.len() < end)
+            }
+            Window::Read => {
+                let _ = (file, end);
+                false
+            }
+        }
     }
 }
 
@@ -676,11 +740,14 @@ where
     let mut offset = 0u64;
     while offset < len {
         let want = (len - offset).min(window as u64) as usize;
-        if let Err(e) = read_window(&file, offset, want, &mut buf) {
-            report.fault = Some(window_fault(path, &file, offset, want, e));
-            break;
-        }
-        let data = &buf[..];
+        let source = match Window::read(&file, offset, want, &mut buf) {
+            Ok(source) => source,
+            Err(e) => {
+                report.fault = Some(window_fault(path, &file, offset, want, e));
+                break;
+            }
+        };
+        let data = source.bytes(&buf);
         let at_end = offset + data.len() as u64 == len;
         // Whole lines only, unless the file ends here; a line longer than
         // the window is counted and skipped.
@@ -690,6 +757,11 @@ where
             match memchr::memrchr(b'\n', data) {
                 Some(nl) => nl + 1,
                 None => {
+                    if source.cut_short(&file, offset + want as u64) {
+                        report.fault =
+                            Some(window_fault(path, &file, offset, want, WindowError::Shrank));
+                        break;
+                    }
                     // A line longer than the window (so than MAX_LINE):
                     // count it and skip to its end, window by window.
                     let counts = one_too_long(data);
@@ -736,6 +808,12 @@ where
                 (sink, counts)
             })
             .collect();
+        if source.cut_short(&file, offset + want as u64) {
+            // The file ended inside the window while it was parsed: what
+            // was read from it is not the file's; the lines before it are.
+            report.fault = Some(window_fault(path, &file, offset, want, WindowError::Shrank));
+            break;
+        }
         let (window_sinks, counts): (Vec<S>, Vec<Counts>) = results.into_iter().unzip();
         sinks.extend(window_sinks);
         merge(&mut report, counts);
@@ -1453,6 +1531,8 @@ fn csv_batch<S: Sink>(
     counts
 }
 
+#[cfg(target_os = "linux")]
+mod mapped;
 mod parquet;
 
 #[cfg(test)]

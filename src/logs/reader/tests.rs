@@ -553,6 +553,23 @@ fn read_as_opened(
     (flat(sinks), report)
 }
 
+/// Cuts the file at `path` to `len` bytes, as logrotate's copytruncate
+/// empties it.
+fn cut_to(path: &std::path::Path, len: u64) {
+    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.set_len(len).unwrap();
+}
+
+/// Where the first window of `window` bytes of `text` ends: after its last
+/// line end.
+fn first_window_end(text: &str, window: usize) -> usize {
+    text.as_bytes()[..window]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1
+}
+
 #[test]
 fn a_file_truncated_while_read_is_a_fault_not_a_crash() {
     // logrotate's copytruncate empties the file the reader has open: what
@@ -563,19 +580,10 @@ fn a_file_truncated_while_read_is_a_fault_not_a_crash() {
     let len = text.len() as u64;
     let window = 64 << 10;
     let cut = window as u64 + 1000;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_len(cut)
-        .unwrap();
+    cut_to(&path, cut);
     let (got, r) = read_as_opened(&path, len, window);
     let fault = r.fault.expect("a truncated file is a fault");
-    let first_end = text.as_bytes()[..window]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .unwrap()
-        + 1;
+    let first_end = first_window_end(&text, window);
     let expected = format!(
         "{} shrank while it was read ({window} bytes expected at byte {first_end}; the file now ends at {cut}): was it truncated (logrotate copytruncate)?",
         path.display()
@@ -593,6 +601,95 @@ fn a_file_truncated_while_read_is_a_fault_not_a_crash() {
         r.fault.unwrap().contains("the file now ends at 0"),
         "emptied file"
     );
+}
+
+/// A sink that cuts its file to `cut` bytes when it records the line whose
+/// target is `at` (that is, while the window holding it is being parsed).
+struct CutAt {
+    path: std::path::PathBuf,
+    at: Vec<u8>,
+    cut: u64,
+    kept: Keep,
+}
+
+impl Sink for CutAt {
+    fn record(&mut self, r: &Request<'_>) {
+        if r.target() == self.at {
+            cut_to(&self.path, self.cut);
+        }
+        self.kept.record(r);
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_mapped_window_cut_under_the_reader_reads_zeros_and_says_so() {
+    // Without the SIGBUS handler, touching the pages past the new end
+    // kills the test process.
+    let text: String = (0..3000).map(line).collect();
+    let path = temp("mapped-cut.log", text.as_bytes());
+    let file = File::open(&path).unwrap();
+    let window = super::mapped::Mapped::map(&file, 100, text.len() - 100).expect("mapped");
+    assert!(!window.cut_short());
+    assert_eq!(window.bytes(), &text.as_bytes()[100..]);
+    let cut = 40_000;
+    cut_to(&path, cut);
+    let bytes = window.bytes();
+    // The bytes past the cut: zeros (the last page's tail by the kernel,
+    // the pages after it by the handler), not the file's.
+    assert!(bytes[(cut - 100) as usize..].iter().all(|&b| b == 0));
+    assert_eq!(
+        &bytes[..(cut - 100) as usize],
+        &text.as_bytes()[100..cut as usize]
+    );
+    assert!(window.cut_short(), "the fault is recorded");
+    drop(window);
+    // A new map of the same slot starts clean.
+    let again = super::mapped::Mapped::map(&file, 0, 4096).expect("mapped");
+    assert!(!again.cut_short());
+}
+
+#[test]
+fn a_file_cut_while_a_window_is_parsed_is_a_fault_and_keeps_the_windows_before() {
+    // The cut comes while the second window is parsed (its pages were
+    // already mapped): the second window's lines are not the file's any
+    // more and are dropped; the first window's are kept.
+    let text: String = (0..3000).map(line).collect();
+    let path = temp("cut-while-parsed.log", text.as_bytes());
+    let len = text.len() as u64;
+    let window = 64 << 10;
+    let first_end = first_window_end(&text, window);
+    let kept = text[..first_end].lines().count();
+    for cut in [first_end as u64 + 10_000, first_end as u64 + 1] {
+        std::fs::write(&path, text.as_bytes()).unwrap();
+        let options = ReadOptions {
+            format: Format::Auto,
+            chunk_size: 1 << 30,
+        };
+        let report = FileReport {
+            path: path.display().to_string(),
+            ..FileReport::default()
+        };
+        let at = format!("/p{}?x=1", kept + 5).into_bytes();
+        let make = || CutAt {
+            path: path.clone(),
+            at: at.clone(),
+            cut,
+            kept: Keep::default(),
+        };
+        let file = File::open(&path).unwrap();
+        let (sinks, r) = read_plain(&path, file, len, window, report, &options, &make);
+        let got: Vec<_> = sinks.into_iter().flat_map(|s| s.kept.0).collect();
+        let want = window.min(text.len() - first_end);
+        let expected = format!(
+            "{} shrank while it was read ({want} bytes expected at byte {first_end}; the file now ends at {cut})",
+            path.display()
+        );
+        let fault = r.fault.expect("a file cut while read is a fault");
+        assert!(fault.starts_with(&expected), "cut at {cut}: {fault}");
+        assert_eq!((r.lines as usize, got.len()), (kept, kept), "cut at {cut}");
+        assert_eq!(r.bytes, first_end as u64);
+    }
 }
 
 #[test]
