@@ -868,22 +868,32 @@ impl Read for FailOnce {
 
 /// Fills `buf` from `reader` until it is full or the input ends.
 fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
-    let start = buf.len();
-    buf.resize(start + want, 0);
-    let mut filled = start;
-    let result = loop {
-        if filled == buf.len() {
-            break Ok(());
-        }
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => break Ok(()),
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => break Err(e),
-        }
-    };
-    buf.truncate(filled);
+    let mut len = buf.len();
+    let result = fill_at(reader, buf, &mut len, want);
+    buf.truncate(len);
     result
+}
+
+/// Reads up to `want` bytes into `data` after its first `*len` (stopping
+/// early only at the input's end or an error), moving `*len` past them.
+/// The bytes of `data` after `*len` are overwritten, not cleared first: a
+/// reused buffer is not zeroed again.
+fn fill_at(reader: &mut dyn Read, data: &mut Vec<u8>, len: &mut usize, want: usize) -> io::Result<()> {
+    let end = *len + want;
+    if data.len() < end {
+        data.resize(end, 0);
+    }
+    loop {
+        if *len == end {
+            return Ok(());
+        }
+        match reader.read(&mut data[*len..end]) {
+            Ok(0) => return Ok(()),
+            Ok(n) => *len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Reads and drops bytes up to and including the next newline. Returns the
@@ -966,8 +976,9 @@ impl<R: io::BufRead> Read for GzMembers<R> {
     }
 }
 
-/// One block of whole lines and the parser state at its start.
-type Block = (usize, Vec<u8>, Compiled);
+/// One block: its index, a buffer whose first bytes (as many as the third
+/// field says) are whole lines, and the parser state at its start.
+type Block = (usize, Vec<u8>, usize, Compiled);
 
 /// Reads a stream (compressed or plain, from its first bytes): one thread
 /// reads and decompresses into blocks of whole lines, worker threads parse
@@ -1067,6 +1078,16 @@ where
     let (tx, rx) = mpsc::sync_channel::<Block>(workers);
     let rx = Mutex::new(rx);
     let results: Mutex<Vec<(usize, S, Counts)>> = Mutex::new(Vec::new());
+    // Buffers the workers are done with, for the reader to fill again: a
+    // fresh buffer a block would cost the kernel a page fault and a page
+    // of zeros for every 4 KiB of the input.
+    let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+    let take_spare = || spare.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
+    let give_back = |data: Vec<u8>| {
+        if let Ok(mut s) = spare.lock() {
+            s.push(data);
+        }
+    };
     let mut fault: Option<String> = None;
     let mut bytes = 0u64;
     let mut format_name = String::new();
@@ -1075,11 +1096,12 @@ where
             scope.spawn(|| {
                 loop {
                     let next = rx.lock().map(|r| r.recv());
-                    let Ok(Ok((index, block, mut parser))) = next else {
+                    let Ok(Ok((index, block, len, mut parser))) = next else {
                         break;
                     };
                     let mut sink = make_sink();
-                    let counts = parse_chunk(&block, &mut parser, &mut sink);
+                    let counts = parse_chunk(&block[..len], &mut parser, &mut sink);
+                    give_back(block);
                     sink.finish();
                     results
                         .lock()
@@ -1093,21 +1115,32 @@ where
         let mut parser: Option<Compiled> = None;
         let mut index = 0usize;
         loop {
-            let mut buf = std::mem::take(&mut carry);
-            let before = buf.len();
-            let read = fill(source.as_mut(), &mut buf, block_size);
+            // The block begins with the partial line the last one ended in.
+            let mut data = take_spare();
+            let start = carry.len();
+            if data.len() < start {
+                data.resize(start, 0);
+            }
+            data[..start].copy_from_slice(&carry);
+            carry.clear();
+            let mut len = start;
+            let read = fill_at(source.as_mut(), &mut data, &mut len, block_size);
             // A short read means the input ended (or failed).
-            let at_end = read.is_err() || buf.len() - before < block_size;
+            let at_end = read.is_err() || len - start < block_size;
             if let Err(e) = read {
                 fault = Some(read_fault(&report.path, e));
             }
             // Keep the partial last line for the next block, unless the input ended.
             if !at_end {
-                match memchr::memrchr(b'\n', &buf) {
-                    Some(nl) => carry = buf.split_off(nl + 1),
-                    None if buf.len() <= MAX_LINE => {
+                match memchr::memrchr(b'\n', &data[..len]) {
+                    Some(nl) => {
+                        carry.extend_from_slice(&data[nl + 1..len]);
+                        len = nl + 1;
+                    }
+                    None if len <= MAX_LINE => {
                         // One line longer than a block: keep reading it.
-                        carry = buf;
+                        carry.extend_from_slice(&data[..len]);
+                        give_back(data);
                         continue;
                     }
                     None => {
@@ -1118,16 +1151,17 @@ where
                         if let Some(e) = error {
                             fault = Some(read_fault(&report.path, e));
                         }
-                        bytes += (buf.len() - MAX_LINE - 1) as u64 + skipped;
-                        buf.truncate(MAX_LINE + 1);
-                        buf.push(b'\n');
+                        bytes += (len - MAX_LINE - 1) as u64 + skipped;
+                        data[MAX_LINE + 1] = b'\n';
+                        len = MAX_LINE + 2;
                         bytes -= 1;
                         carry = rest;
                     }
                 }
             }
-            if parser.is_none() && !buf.is_empty() {
-                match resolve_format(&format, &buf[..buf.len().min(DETECT_BYTES)]) {
+            let lines = &data[..len];
+            if parser.is_none() && !lines.is_empty() {
+                match resolve_format(&format, &lines[..lines.len().min(DETECT_BYTES)]) {
                     Some(f @ Format::Parquet(_)) => {
                         format_name = f.to_string();
                         fault.get_or_insert_with(|| {
@@ -1150,13 +1184,13 @@ where
                 }
             }
             if let Some(p) = parser.as_mut() {
-                if !buf.is_empty() {
-                    bytes += buf.len() as u64;
+                if !lines.is_empty() {
+                    bytes += len as u64;
                     let state = p.clone();
                     if p.is_w3c() {
-                        apply_directives(&buf, p);
+                        apply_directives(lines, p);
                     }
-                    if tx.send((index, buf, state)).is_err() {
+                    if tx.send((index, data, len, state)).is_err() {
                         break;
                     }
                     index += 1;
