@@ -878,7 +878,12 @@ fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<()>
 /// early only at the input's end or an error), moving `*len` past them.
 /// The bytes of `data` after `*len` are overwritten, not cleared first: a
 /// reused buffer is not zeroed again.
-fn fill_at(reader: &mut dyn Read, data: &mut Vec<u8>, len: &mut usize, want: usize) -> io::Result<()> {
+fn fill_at(
+    reader: &mut dyn Read,
+    data: &mut Vec<u8>,
+    len: &mut usize,
+    want: usize,
+) -> io::Result<()> {
     let end = *len + want;
     if data.len() < end {
         data.resize(end, 0);
@@ -1082,7 +1087,13 @@ where
     // fresh buffer a block would cost the kernel a page fault and a page
     // of zeros for every 4 KiB of the input.
     let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
-    let take_spare = || spare.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
+    let take_spare = || {
+        spare
+            .lock()
+            .ok()
+            .and_then(|mut s| s.pop())
+            .unwrap_or_default()
+    };
     let give_back = |data: Vec<u8>| {
         if let Ok(mut s) = spare.lock() {
             s.push(data);

@@ -673,10 +673,13 @@ impl Report {
             }
         }
         if formats.html {
-            let page = self.html(formats);
+            // The page is built by its own writer, beside the others.
             jobs.push((
                 "report.html".into(),
-                Box::new(move |w| w.write_all(page.as_bytes()).map_err(|e| e.to_string())),
+                Box::new(move |w| {
+                    let page = self.html(formats);
+                    w.write_all(page.as_bytes()).map_err(|e| e.to_string())
+                }),
             ));
         }
         if formats.json {

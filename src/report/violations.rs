@@ -52,21 +52,20 @@ fn violations_columns<'t>(
     keep: impl Fn(&str) -> bool + Sync,
 ) -> PolarsResult<DataFrame> {
     let rows = || table.range(range.clone());
+    let rows_range = &range;
     // A text column as `text_cell` reads it: `&str` cells where it is never
     // null, optional ones where it may be.
     let text = |name: &'static str| -> Build<'_> {
         Box::new(move || {
             let (cell, nullable) = text_cell(name).expect("a text column");
+            let cells = || column_cells(table, rows_range.clone(), who, name, cell);
             Ok(if nullable {
-                Column::new(
-                    name.into(),
-                    rows().map(|v| cell(&v, who)).collect::<Vec<_>>(),
-                )
+                Column::new(name.into(), cells().collect::<Vec<_>>())
             } else {
                 Column::new(
                     name.into(),
-                    rows()
-                        .map(|v| cell(&v, who).unwrap_or_default())
+                    cells()
+                        .map(Option::unwrap_or_default)
                         .collect::<Vec<&str>>(),
                 )
             })
@@ -163,16 +162,48 @@ fn write_options() -> WriteOptions {
     }
 }
 
+/// How a text cell is read from a row (and `who`).
+type Cell<'t> = fn(&ViolationRef<'t>, &'t Who) -> Option<&'t str>;
+
+/// The columns that are the crawler's: the same for every row of one
+/// crawler.
+const OF_CRAWLER: [&str; 2] = ["category", "operator"];
+
+/// Text column `name`'s cells of rows `range`, read by `cell`
+/// ([`text_cell`]). A column that is the crawler's is looked up once per
+/// run of rows of one crawler (by the crawler's shared text), not once a
+/// row.
+fn column_cells<'t>(
+    table: &'t Violations,
+    range: Range<usize>,
+    who: &'t Who,
+    name: &str,
+    cell: Cell<'t>,
+) -> impl Iterator<Item = Option<&'t str>> + 't {
+    let of_crawler = OF_CRAWLER.contains(&name);
+    let mut last: Option<(&'t str, Option<&'t str>)> = None;
+    table.range(range).map(move |v| {
+        if !of_crawler {
+            return cell(&v, who);
+        }
+        let crawler = v.crawler();
+        match last {
+            Some((c, text)) if std::ptr::eq(c, crawler) => text,
+            _ => {
+                let text = cell(&v, who);
+                last = Some((crawler, text));
+                text
+            }
+        }
+    })
+}
+
 /// How a text column of the table is read from a row (and `who`, for
 /// the crawler's category and operator), and whether its cells may be
 /// null; `None` for the columns that are not text. The one definition of
 /// each text column, which [`violations_frame`] and the Parquet writer's
 /// arrays ([`text_array`]) both read.
-#[allow(clippy::type_complexity)]
-fn text_cell<'t>(
-    column: &str,
-) -> Option<(fn(&ViolationRef<'t>, &'t Who) -> Option<&'t str>, bool)> {
-    type Cell<'t> = fn(&ViolationRef<'t>, &'t Who) -> Option<&'t str>;
+fn text_cell<'t>(column: &str) -> Option<(Cell<'t>, bool)> {
     let (cell, nullable): (Cell<'t>, bool) = match column {
         "host" => (|v, _| Some(v.host()), false),
         "crawler" => (|v, _| Some(v.crawler()), false),
@@ -208,22 +239,36 @@ fn text_cell<'t>(
 /// every row gives. The text array goes through polars' own choice again,
 /// so only a dictionary built here where polars would write plain text
 /// could change the file (a test holds both sides of the threshold).
-fn text_array<'t, I: Iterator<Item = Option<&'t str>>>(cells: impl Fn() -> I) -> ArrayRef {
-    let len = cells().count();
+///
+/// Where the column's texts are `shared` (one copy of each text, mostly),
+/// a text is looked up by its address first, and by its bytes only the
+/// first time its address is met.
+fn text_array<'t, I: Iterator<Item = Option<&'t str>>>(
+    len: usize,
+    shared: bool,
+    cells: impl Fn() -> I,
+) -> ArrayRef {
     let mut keys: Vec<u32> = Vec::with_capacity(len);
     let mut validity: Option<MutableBitmap> = None;
     let mut values: Vec<&'t str> = Vec::new();
     let mut ids: foldhash::HashMap<&'t str, u32> = Default::default();
+    let mut by_address: foldhash::HashMap<(usize, usize), u32> = Default::default();
     let mut last: Option<(&'t str, u32)> = None;
     for cell in cells() {
         let key = match cell {
             Some(text) => {
-                let key = match last {
-                    Some((l, k)) if std::ptr::eq(l, text) => k,
-                    _ => *ids.entry(text).or_insert_with(|| {
+                let mut by_text = |text: &'t str| {
+                    *ids.entry(text).or_insert_with(|| {
                         values.push(text);
                         (values.len() - 1) as u32
-                    }),
+                    })
+                };
+                let key = match last {
+                    Some((l, k)) if std::ptr::eq(l, text) => k,
+                    _ if shared => *by_address
+                        .entry((text.as_ptr() as usize, text.len()))
+                        .or_insert_with(|| by_text(text)),
+                    _ => by_text(text),
                 };
                 last = Some((text, key));
                 if let Some(v) = &mut validity {
@@ -297,8 +342,9 @@ fn group_arrays(
     names
         .par_iter()
         .map(|&name| match text_cell(name) {
-            Some((cell, _)) => Ok(text_array(|| {
-                table.range(range.clone()).map(move |v| cell(&v, who))
+            // Every text cell is a shared text but the URL.
+            Some((cell, _)) => Ok(text_array(range.len(), name != "url", || {
+                column_cells(table, range.clone(), who, name, cell)
             })),
             None => Ok(frame
                 .column(name)?
