@@ -102,8 +102,8 @@ pub(crate) struct Hit<'a> {
     pub(crate) method: &'a str,
     pub(crate) url: &'a str,
     pub(crate) status: u16,
-    /// The User-Agent as sent (read only for a violation).
-    pub(crate) user_agent: &'a [u8],
+    /// The User-Agent as sent, as text (read only for a violation).
+    pub(crate) user_agent: &'a Arc<str>,
 }
 
 /// The group a policy selects for a crawler ([`Policy::group_for`]).
@@ -143,9 +143,6 @@ pub(crate) struct Rules<'c> {
     /// The cells made from the snapshot's rules and versions, by what
     /// they are made of (emptied with `texts`).
     cells: HashMap<Cell, Arc<str>>,
-    /// The last User-Agent shared, as sent and as text: a crawler's
-    /// requests mostly send one, so a comparison spares the hashing.
-    last_agent: Option<(Box<[u8]>, Arc<str>)>,
 }
 
 /// A cache window's policies with the groups they select for one
@@ -247,7 +244,6 @@ impl<'c> Rules<'c> {
             delays: HashMap::new(),
             texts: Interner::default(),
             cells: HashMap::new(),
-            last_agent: None,
         }
     }
 
@@ -259,20 +255,6 @@ impl<'c> Rules<'c> {
         self.delays = HashMap::new();
         self.texts = Interner::default();
         self.cells = HashMap::new();
-        self.last_agent = None;
-    }
-
-    /// The chunk's shared copy of a User-Agent as sent (invalid UTF-8
-    /// replaced), as the violation rows hold it.
-    pub(crate) fn shared_agent(&mut self, agent: &[u8]) -> Arc<str> {
-        if let Some((bytes, text)) = &self.last_agent {
-            if **bytes == *agent {
-                return text.clone();
-            }
-        }
-        let text = self.shared(&String::from_utf8_lossy(agent));
-        self.last_agent = Some((agent.into(), text.clone()));
-        text
     }
 
     /// The chunk's shared copy of `text` (a client address, a method), as
@@ -582,7 +564,7 @@ impl<'c> Rules<'c> {
             return;
         }
         self.bound_texts();
-        let agent = self.shared_agent(hit.user_agent);
+        let agent = hit.user_agent.clone();
         let ctx = self.ctx;
         let texts = &mut self.texts;
         let version_address = now.version() as *const RobotsVersion as usize;

@@ -669,8 +669,12 @@ enum Referred {
 #[derive(Debug)]
 pub struct Collector<'c> {
     ctx: &'c Context,
-    /// User-Agent to the crawler met (`None`: a person).
-    agents: HashMap<Box<[u8]>, Option<u32>>,
+    /// User-Agent to the crawler met and the User-Agent's text in
+    /// `agent_texts` (`None`: a person).
+    agents: HashMap<Box<[u8]>, Option<(u32, u32)>>,
+    /// The crawlers' User-Agents met, as text (invalid UTF-8 replaced):
+    /// one shared copy for every violation row that names it.
+    agent_texts: Vec<Arc<str>>,
     met: Vec<Met>,
     /// Crawlers met, by the address of their `Arc` (alive in `met`).
     met_by_address: HashMap<usize, u32>,
@@ -712,6 +716,7 @@ impl<'c> Collector<'c> {
         Collector {
             ctx,
             agents: HashMap::new(),
+            agent_texts: Vec::new(),
             met: Vec::new(),
             met_by_address: HashMap::new(),
             identities: Vec::new(),
@@ -769,8 +774,9 @@ impl<'c> Collector<'c> {
             .collect()
     }
 
-    /// The crawler a User-Agent names, as met by this chunk.
-    fn identify(&mut self, ua: &[u8]) -> Option<u32> {
+    /// The crawler a User-Agent names, as met by this chunk, and the
+    /// User-Agent's text (in `agent_texts`).
+    fn identify(&mut self, ua: &[u8]) -> Option<(u32, u32)> {
         if let Some(hit) = self.agents.get(ua) {
             return *hit;
         }
@@ -793,7 +799,12 @@ impl<'c> Collector<'c> {
         });
         if self.agents.len() >= CHUNK_CACHE {
             self.agents.clear();
+            self.agent_texts.clear();
         }
+        let found = found.map(|m| {
+            self.agent_texts.push(String::from_utf8_lossy(ua).into());
+            (m, (self.agent_texts.len() - 1) as u32)
+        });
         self.agents.insert(ua.into(), found);
         found
     }
@@ -882,7 +893,7 @@ impl<'c> Collector<'c> {
 
     /// Keeps a crawler request: its Disallow judged here, its activity
     /// added up, and its steps kept where a Crawl-delay may apply.
-    fn keep(&mut self, request: &Request<'_>, h: u32, m: u32) {
+    fn keep(&mut self, request: &Request<'_>, h: u32, m: u32, agent: u32) {
         let t = request.time();
         let ctx = self.ctx;
         // Verified against the crawler's published ranges (as
@@ -919,8 +930,10 @@ impl<'c> Collector<'c> {
             rules,
             charged_ids,
             kept,
+            agent_texts,
             ..
         } = self;
+        let agent = &agent_texts[agent as usize];
         let crawler = &met[m as usize].crawler;
         let slot = hosts.slot(h);
         let target = lossy(request.target());
@@ -944,7 +957,7 @@ impl<'c> Collector<'c> {
                 method: &method,
                 url: &target,
                 status,
-                user_agent: request.user_agent(),
+                user_agent: agent,
             },
             kept.disallowed_mut(),
         );
@@ -1012,9 +1025,8 @@ impl<'c> Collector<'c> {
                 request.resolution(),
                 judged.delay.and_then(|seconds| {
                     let (client, method) = (rules.shared(&client), rules.shared(&method));
-                    let agent = rules.shared_agent(request.user_agent());
                     delayed.push(
-                        seconds, crawler, verified, &client, &method, &agent, &target, status,
+                        seconds, crawler, verified, &client, &method, agent, &target, status,
                     )
                 }),
             )
@@ -1149,12 +1161,12 @@ impl Sink for Collector<'_> {
             self.kept.unknown_hosts_mut().add(&slot.name, 1);
         }
         match self.identify(request.user_agent()) {
-            Some(m) if self.is_self(m, request, h) => {
+            Some((m, _)) if self.is_self(m, request, h) => {
                 self.kept.counts_mut().self_traffic += 1;
             }
-            Some(m) => {
+            Some((m, agent)) => {
                 self.kept.counts_mut().crawler += 1;
-                self.keep(request, h, m);
+                self.keep(request, h, m, agent);
             }
             None => {
                 self.kept.counts_mut().human += 1;
@@ -1169,6 +1181,7 @@ impl Sink for Collector<'_> {
         self.flush_referred();
         self.kept.delayed_mut().seal();
         self.agents = HashMap::new();
+        self.agent_texts = Vec::new();
         self.met = Vec::new();
         self.met_by_address = HashMap::new();
         self.identities = Vec::new();
