@@ -3,7 +3,9 @@
 //!
 //! Reading a window with `pread` copies it out of the page cache: on a
 //! gigabyte that copy took 0.19 CPU-seconds of the kernel's, where mapping
-//! the same windows took 0.03 (`MAP_POPULATE`, one call a window). A map has
+//! the same windows took 0.03 (faulted in by the threads that parse them,
+//! as they touch them: populating the map first, `MAP_POPULATE`, costs the
+//! same, but on the one thread that maps it, while the others wait). A map has
 //! one danger that a copy does not: once the file is shorter than the map
 //! (truncated after it was opened: logrotate's `copytruncate`), touching a
 //! page past its end raises `SIGBUS`, which would kill the run.
@@ -161,7 +163,7 @@ unsafe impl Send for Mapped {}
 unsafe impl Sync for Mapped {}
 
 impl Mapped {
-    /// Maps `len` bytes of `file` from `offset`, its pages read in. `None`
+    /// Maps `len` bytes of `file` from `offset`. `None`
     /// when the file cannot be mapped (or every slot is taken): the caller
     /// reads the window instead.
     pub(super) fn map(file: &File, offset: u64, len: usize) -> Option<Mapped> {
@@ -186,7 +188,7 @@ impl Mapped {
                 std::ptr::null_mut(),
                 mapped,
                 libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                libc::MAP_PRIVATE,
                 file.as_raw_fd(),
                 at,
             )
