@@ -389,7 +389,13 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
         .map(|a| a.crawler.as_str())
         .collect();
     let mut charged = BTreeMap::new();
-    for v in outcome.violations.iter() {
+    // Each crawler's name is one shared text in a block's rows: looked at
+    // once per text met, by its address.
+    let mut looked: foldhash::HashSet<(usize, usize)> = Default::default();
+    for v in outcome.violations.iter_unordered() {
+        if !looked.insert((v.crawler().as_ptr() as usize, v.crawler().len())) {
+            continue;
+        }
         if !active.contains(v.crawler()) && !charged.contains_key(v.crawler()) {
             if let Some(c) = ctx.catalogue().by_name(v.crawler()) {
                 charged.insert(

@@ -515,6 +515,19 @@ impl Violations {
             .flat_map(|b| (0..b.rows.len()).map(move |i| b.row(i)))
     }
 
+    /// Every row as [`Violations::iter_unordered`] visits them, a block at
+    /// a time, the blocks in parallel (in that order where the consumer
+    /// keeps order, as `collect` does).
+    pub fn par_blocks_unordered(
+        &self,
+    ) -> impl rayon::iter::IndexedParallelIterator<Item = impl Iterator<Item = ViolationRef<'_>> + '_> + '_
+    {
+        use rayon::prelude::*;
+        self.blocks
+            .par_iter()
+            .map(|b| (0..b.rows.len()).map(move |i| b.row(i)))
+    }
+
     /// The rows `range` of the table's order.
     ///
     /// # Panics

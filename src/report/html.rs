@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use foldhash::{HashMap, HashMapExt};
 use polars::prelude::*;
+use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use super::tables::{Who, nanos_of_micros};
@@ -196,23 +197,54 @@ pub(super) fn data(
     let who = &report.who;
     let v = &report.violations;
 
-    // One pass over the violations (in memory order): each group's count,
-    // first and last; each crawler's violations per day and kind.
-    let mut counted: HashMap<Key<'_>, Group<'_>> = HashMap::new();
-    let mut by_day: HashMap<(&str, i64, u8), u64> = HashMap::new();
-    for r in v.iter_unordered() {
-        let g = counted.entry(key_of(&r)).or_insert_with(|| Group {
-            first: r.time(),
-            last: r.time(),
-            ..Group::default()
-        });
-        g.count += 1;
-        g.first = g.first.min(r.time());
-        g.last = g.last.max(r.time());
-        *by_day
-            .entry((r.crawler(), day_number(r.time()), r.kind().index() as u8))
-            .or_default() += 1;
-    }
+    // One pass over the violations (in memory order, its blocks in
+    // parallel): each group's count, first and last; each crawler's
+    // violations per day and kind. Sums, minima and maxima: the order the
+    // parts are added in does not matter.
+    type Counted<'a> = (
+        HashMap<Key<'a>, Group<'a>>,
+        HashMap<(&'a str, i64, u8), u64>,
+    );
+    let (counted, by_day): Counted<'_> = v
+        .par_blocks_unordered()
+        .fold(Counted::default, |(mut counted, mut by_day), rows| {
+            for r in rows {
+                let g = counted.entry(key_of(&r)).or_insert_with(|| Group {
+                    first: r.time(),
+                    last: r.time(),
+                    ..Group::default()
+                });
+                g.count += 1;
+                g.first = g.first.min(r.time());
+                g.last = g.last.max(r.time());
+                *by_day
+                    .entry((r.crawler(), day_number(r.time()), r.kind().index() as u8))
+                    .or_default() += 1;
+            }
+            (counted, by_day)
+        })
+        .reduce(
+            Counted::default,
+            |(mut counted, mut by_day), (more, days)| {
+                for (k, g) in more {
+                    match counted.entry(k) {
+                        std::collections::hash_map::Entry::Occupied(mut e) => {
+                            let e = e.get_mut();
+                            e.count += g.count;
+                            e.first = e.first.min(g.first);
+                            e.last = e.last.max(g.last);
+                        }
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            e.insert(g);
+                        }
+                    }
+                }
+                for (k, n) in days {
+                    *by_day.entry(k).or_default() += n;
+                }
+                (counted, by_day)
+            },
+        );
     let groups = counted;
     // Per crawler: violations by day, hosts, by kind, first and last.
     let mut crawler_days: HashMap<&str, BTreeMap<i64, u64>> = HashMap::new();
@@ -266,24 +298,46 @@ pub(super) fn data(
         .collect();
     if !wanted.is_empty() {
         // Each group's first rows in the table's order (time, then URL
-        // within a group), kept while the rows come in any order.
-        let keep = EXAMPLES * 4;
-        let first = |a: &ViolationRef<'_>, b: &ViolationRef<'_>| {
+        // within a group), kept while the rows come in any order: per
+        // block in parallel, then the blocks' in memory order, so that
+        // rows of one time and URL are kept as a pass in memory order
+        // keeps them (the sorts are stable).
+        const KEEP: usize = EXAMPLES * 4;
+        fn first(a: &ViolationRef<'_>, b: &ViolationRef<'_>) -> std::cmp::Ordering {
             (a.time(), a.url()).cmp(&(b.time(), b.url()))
-        };
-        for r in v.iter_unordered() {
-            if let Some(&i) = wanted.get(&key_of(&r)) {
-                let rows = &mut groups[i].1.rows;
-                rows.push(r);
-                if rows.len() >= keep * 4 {
-                    rows.sort_by(first);
-                    rows.truncate(keep);
+        }
+        fn add<'a>(
+            kept: &mut Vec<ViolationRef<'a>>,
+            rows: impl IntoIterator<Item = ViolationRef<'a>>,
+        ) {
+            for r in rows {
+                kept.push(r);
+                if kept.len() >= KEEP * 4 {
+                    kept.sort_by(first);
+                    kept.truncate(KEEP);
                 }
+            }
+        }
+        let per_block: Vec<Vec<Vec<ViolationRef<'_>>>> = v
+            .par_blocks_unordered()
+            .map(|rows| {
+                let mut kept: Vec<Vec<ViolationRef<'_>>> = vec![Vec::new(); shown];
+                for r in rows {
+                    if let Some(&i) = wanted.get(&key_of(&r)) {
+                        add(&mut kept[i], [r]);
+                    }
+                }
+                kept
+            })
+            .collect();
+        for block in per_block {
+            for (i, rows) in block.into_iter().enumerate() {
+                add(&mut groups[i].1.rows, rows);
             }
         }
         for (_, g) in groups.iter_mut().take(shown) {
             g.rows.sort_by(first);
-            g.rows.truncate(keep);
+            g.rows.truncate(KEEP);
         }
     }
     let examples = |g: &Group<'_>| -> Vec<Value> {
