@@ -323,9 +323,10 @@ impl Report {
     ) -> Result<Report, ReportError> {
         let mut categories = BTreeMap::new();
         for r in &outcome.activity {
-            categories
-                .entry(r.crawler.clone())
-                .or_insert_with(|| r.category.to_string());
+            // A crawler's rows are one per host: its name copied once.
+            if !categories.contains_key(&r.crawler) {
+                categories.insert(r.crawler.clone(), r.category.to_string());
+            }
         }
         for (crawler, (category, _)) in &outcome.charged_without_requests {
             categories
