@@ -357,30 +357,41 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
         .into_iter()
         .map(|(host, data)| (host, data, prior_entries.next().unwrap_or_default()))
         .collect();
-    let results: Vec<HostResult> = by_host
-        .into_par_iter()
-        .map(|(host, data, entries)| judge_host(ctx, &delayed, &names, &host, data, entries))
-        .collect();
-    let mut judged = Vec::with_capacity(if rest.is_some() { results.len() } else { 0 });
-    // The judged hosts' violations join the Disallow ones: blocks moved,
-    // not rows copied.
+    // The Disallow violations, decided by the collectors, are sorted while
+    // the hosts are judged (one host's judgement is one thread's work).
     let mut violations = Violations::default();
     for chunk in chunk_violations {
         violations.append(chunk);
     }
+    let (results, ()) = rayon::join(
+        || {
+            by_host
+                .into_par_iter()
+                .map(|(host, data, entries)| {
+                    judge_host(ctx, &delayed, &names, &host, data, entries)
+                })
+                .collect::<Vec<HostResult>>()
+        },
+        || violations.sort(),
+    );
+    let mut judged = Vec::with_capacity(if rest.is_some() { results.len() } else { 0 });
+    // The judged hosts' violations join the Disallow ones: blocks moved,
+    // not rows copied, and merged into their order.
+    let mut judged_violations = Violations::default();
     let mut outcome = Outcome {
         counts,
-        violations,
         ..Outcome::default()
     };
     for r in results {
         if rest.is_some() {
             judged.push((r.host, r.state));
         }
-        outcome.violations.append(r.violations);
+        judged_violations.append(r.violations);
         outcome.findings.extend(r.findings);
         outcome.activity.extend(r.activity);
     }
+    violations.append_sorted(judged_violations);
+    outcome.violations = violations;
     // Crawlers charged without a request in the run (noindex evidence of a
     // fetch on an earlier night): their category and operator.
     let active: std::collections::HashSet<&str> = outcome
@@ -415,10 +426,10 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
         .findings
         .extend(findings::unknown_hosts(unknown_hosts));
     outcome.findings.extend(user_triggered.into_findings());
-    // The chunks' and hosts' working sets are freed: back to the system
-    // before the sort adds the table's order.
+    // The chunks' and hosts' working sets are freed: back to the system.
     crate::memory::give_back_freed();
-    super::sort_rows(&mut outcome.violations, &mut outcome.findings);
+    // The violations are in the table's order already.
+    super::sort_findings(&mut outcome.findings);
     outcome
         .activity
         .sort_by(|a, b| (&a.host, &a.crawler).cmp(&(&b.host, &b.crawler)));

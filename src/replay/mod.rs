@@ -1216,8 +1216,14 @@ impl Sink for Collector<'_> {
 /// host, crawler, url, as the report lists them. The sorts are stable (and
 /// parallel).
 pub fn sort_rows(violations: &mut Violations, findings: &mut [Finding]) {
-    use rayon::slice::ParallelSliceMut;
     violations.sort();
+    sort_findings(findings);
+}
+
+/// Sorts findings by kind, host, crawler, url, as the report lists them
+/// (stable, and parallel).
+pub(crate) fn sort_findings(findings: &mut [Finding]) {
+    use rayon::slice::ParallelSliceMut;
     findings.par_sort_by(|a, b| {
         (a.kind.as_str(), &a.host, &a.crawler, &a.url).cmp(&(
             b.kind.as_str(),

@@ -674,19 +674,77 @@ impl Violations {
             order
         };
         let this = &*self;
+        order.par_sort_unstable_by(|&a, &b| this.order_of(a, b));
+        self.order = order;
+    }
+
+    /// How the rows at places `a` and `b` are ordered in the table's order:
+    /// the time first, the other keys only between equal times, the place
+    /// last. Places are in the order rows were added, so an unstable sort
+    /// gives the stable order, and the order is total.
+    fn order_of(&self, a: u64, b: u64) -> std::cmp::Ordering {
         let rest = |p: u64| {
-            let r = this.row_at(p);
+            let r = self.row_at(p);
             (r.host(), r.crawler(), r.url(), r.kind().as_str())
         };
-        // The time first, the other keys only between equal times, the
-        // place last: places are in the order rows were added, so an
-        // unstable sort gives the stable order.
-        order.par_sort_unstable_by(|&a, &b| {
-            this.time_at(a)
-                .cmp(&this.time_at(b))
-                .then_with(|| rest(a).cmp(&rest(b)))
-                .then(a.cmp(&b))
-        });
+        self.time_at(a)
+            .cmp(&self.time_at(b))
+            .then_with(|| rest(a).cmp(&rest(b)))
+            .then(a.cmp(&b))
+    }
+
+    /// Moves `later`'s rows after these, which are sorted
+    /// ([`Violations::sort`]), and keeps the whole sorted: `later`'s rows
+    /// are sorted by themselves, then merged in. The table's order is
+    /// total, and the places of these rows come before `later`'s, as after
+    /// [`Violations::append`]: the order is the one sorting the whole
+    /// would give (so these rows can be sorted while `later`'s are made).
+    ///
+    /// # Panics
+    /// When these rows (if any) are not sorted, or `later`'s are.
+    pub fn append_sorted(&mut self, later: Violations) {
+        use rayon::slice::ParallelSliceMut;
+        assert!(!later.sorted(), "rows appended from a sorted table");
+        if self.len == 0 {
+            *self = later;
+            self.sort();
+            return;
+        }
+        assert!(self.sorted(), "rows merged into a table not sorted");
+        if let Some(last) = self.blocks.last_mut() {
+            last.seal();
+        }
+        let first_new = self.blocks.len();
+        for block in later.blocks {
+            if !block.rows.is_empty() {
+                self.starts.push(self.len);
+                self.len += block.rows.len();
+                self.blocks.push(block);
+            }
+        }
+        if let Some(last) = self.blocks.last_mut() {
+            last.seal();
+        }
+        let mut theirs: Vec<u64> = Vec::with_capacity(self.len - self.order.len());
+        for (b, block) in self.blocks.iter().enumerate().skip(first_new) {
+            theirs.extend((0..block.rows.len()).map(|r| at(b, r)));
+        }
+        let this = &*self;
+        theirs.par_sort_unstable_by(|&a, &b| this.order_of(a, b));
+        let mine = &self.order;
+        let mut order = Vec::with_capacity(self.len);
+        let (mut i, mut j) = (0, 0);
+        while i < mine.len() && j < theirs.len() {
+            if this.order_of(mine[i], theirs[j]).is_lt() {
+                order.push(mine[i]);
+                i += 1;
+            } else {
+                order.push(theirs[j]);
+                j += 1;
+            }
+        }
+        order.extend_from_slice(&mine[i..]);
+        order.extend_from_slice(&theirs[j..]);
         self.order = order;
     }
 }
@@ -802,6 +860,31 @@ mod tests {
         assert_eq!(size_of::<Packed>(), 56);
     }
 
+    /// Rows of (time, host, URL) keys, numbered by their line.
+    fn keyed_rows(keys: &[(i64, usize, usize)]) -> Vec<Violation> {
+        let hosts = ["a", "b", "c"];
+        let urls = ["/", "/x", "/y"];
+        keys.iter()
+            .enumerate()
+            .map(|(i, &(t, h, u))| {
+                row(
+                    t,
+                    hosts[h],
+                    urls[u],
+                    ViolationKind::Disallow,
+                    Some(i as u32),
+                )
+            })
+            .collect()
+    }
+
+    /// `rows` stably sorted by time, host and URL.
+    fn stably_sorted(rows: &[Violation]) -> Vec<Violation> {
+        let mut want = rows.to_vec();
+        want.sort_by(|a, b| (a.time, &a.host, &a.url).cmp(&(b.time, &b.host, &b.url)));
+        want
+    }
+
     proptest::proptest! {
         /// The table's order is a stable sort of the rows by the
         /// report's keys, whatever the blocks they came in.
@@ -810,20 +893,37 @@ mod tests {
             keys in proptest::collection::vec((0i64..4, 0usize..3, 0usize..3), 0..300),
             cut in 0usize..300,
         ) {
-            let hosts = ["a", "b", "c"];
-            let urls = ["/", "/x", "/y"];
-            let rows: Vec<Violation> = keys
-                .iter()
-                .enumerate()
-                .map(|(i, &(t, h, u))| row(t, hosts[h], urls[u], ViolationKind::Disallow, Some(i as u32)))
-                .collect();
+            let rows = keyed_rows(&keys);
             let cut = cut.min(rows.len());
             let mut table: Violations = rows[..cut].iter().cloned().collect();
             table.append(rows[cut..].iter().cloned().collect());
             table.sort();
-            let mut want = rows.clone();
-            want.sort_by(|a, b| (a.time, &a.host, &a.url).cmp(&(b.time, &b.host, &b.url)));
-            proptest::prop_assert_eq!(table.to_rows(), want);
+            proptest::prop_assert_eq!(table.to_rows(), stably_sorted(&rows));
+        }
+
+        /// Rows merged into a sorted table come where sorting the whole
+        /// puts them, ties included (rows of equal keys: the first table's
+        /// before the later one's, each in the order added).
+        #[test]
+        fn rows_merged_into_a_sorted_table_sort_as_the_whole(
+            keys in proptest::collection::vec((0i64..4, 0usize..3, 0usize..3), 0..300),
+            cut in 0usize..300,
+            blocks in 1usize..4,
+        ) {
+            let rows = keyed_rows(&keys);
+            let cut = cut.min(rows.len());
+            let mut table: Violations = rows[..cut].iter().cloned().collect();
+            table.sort();
+            // The later rows in a few tables of their own, as hosts are.
+            let mut later = Violations::default();
+            for part in rows[cut..].chunks((rows.len() - cut).div_ceil(blocks).max(1)) {
+                later.append(part.iter().cloned().collect());
+            }
+            table.append_sorted(later);
+            let mut whole: Violations = rows.iter().cloned().collect();
+            whole.sort();
+            proptest::prop_assert_eq!(table.to_rows(), whole.to_rows());
+            proptest::prop_assert_eq!(table.to_rows(), stably_sorted(&rows));
         }
     }
 }
