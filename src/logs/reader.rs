@@ -3,7 +3,8 @@
 //! Plain files are read in 64 MiB windows (on Linux mapped, see
 //! `mapped`; elsewhere read with `pread`, in pieces in parallel, into one
 //! reused buffer) split into newline-aligned chunks that rayon parses in
-//! parallel; a file truncated during the run is a fault, not a crash. Compressed files (gzip, zstd and bzip2, recognised by their
+//! parallel; a file truncated during the run is a fault, not a crash.
+//! Compressed files (gzip, zstd and bzip2, recognised by their
 //! first bytes; multi-member, multi-frame and multi-stream too) and standard
 //! input are read as a stream: one thread reads and decompresses into
 //! blocks of whole lines while worker threads parse the blocks as they
@@ -1163,8 +1164,11 @@ where
                             fault = Some(read_fault(&report.path, e));
                         }
                         bytes += (len - MAX_LINE - 1) as u64 + skipped;
-                        data[MAX_LINE + 1] = b'\n';
                         len = MAX_LINE + 2;
+                        if data.len() < len {
+                            data.resize(len, 0);
+                        }
+                        data[len - 1] = b'\n';
                         bytes -= 1;
                         carry = rest;
                     }

@@ -492,6 +492,32 @@ fn unsupported_and_unreadable_inputs_are_faults() {
 }
 
 #[test]
+fn a_line_over_the_limit_that_starts_a_byte_before_a_block_ends() {
+    // Blocks of MAX_LINE bytes: the first block ends one byte into the
+    // long line, so the next holds exactly MAX_LINE + 1 bytes of it.
+    let mut data = Vec::new();
+    let mut i = 0;
+    while data.len() + line(i).len() + 200 < MAX_LINE {
+        data.extend_from_slice(line(i).as_bytes());
+        i += 1;
+    }
+    let normal = i;
+    let pad = MAX_LINE - 1 - data.len() - 1;
+    data.extend(std::iter::repeat_n(b'x', pad));
+    data.push(b'\n');
+    assert_eq!(data.len(), MAX_LINE - 1);
+    data.extend(std::iter::repeat_n(b'a', 2 << 20));
+    data.push(b'\n');
+    data.extend_from_slice(line(i).as_bytes());
+    let (got, r) = read(&temp("one-byte-before.log.gz", &gzip(&data)), MAX_LINE);
+    assert_eq!(r.fault, None);
+    assert_eq!((r.lines, r.parsed), (normal as u64 + 3, normal as u64 + 1));
+    assert_eq!(r.bad_by_reason.get("too-long"), Some(&1));
+    assert_eq!(r.bytes, data.len() as u64);
+    assert_eq!(got.len(), normal + 1);
+}
+
+#[test]
 fn lines_over_the_limit_are_counted_and_skipped() {
     // Normal lines around one 3 MiB line, plain and gzip, several chunk
     // sizes; the stream path skips the long line block by block.
