@@ -146,6 +146,11 @@ impl Block {
         }
     }
 
+    /// Its rows, in the order added.
+    fn refs(&self) -> impl Iterator<Item = ViolationRef<'_>> + '_ {
+        (0..self.rows.len()).map(move |i| self.row(i))
+    }
+
     fn shared(&self, n: u32) -> Arc<str> {
         self.texts[n as usize].clone()
     }
@@ -459,16 +464,32 @@ impl Violations {
             !self.sorted() && !other.sorted(),
             "rows appended to or from a sorted table"
         );
+        self.push_blocks(other.blocks);
+    }
+
+    /// Moves `blocks`' rows after these (the empty blocks left out), the
+    /// last block sealed first.
+    fn push_blocks(&mut self, blocks: Vec<Block>) {
         if let Some(last) = self.blocks.last_mut() {
             last.seal();
         }
-        for block in other.blocks {
+        for block in blocks {
             if !block.rows.is_empty() {
                 self.starts.push(self.len);
                 self.len += block.rows.len();
                 self.blocks.push(block);
             }
         }
+    }
+
+    /// The places of the rows of blocks `first..`, in the order added.
+    fn places_from(&self, first: usize) -> Vec<u64> {
+        let mut places =
+            Vec::with_capacity(self.len - self.starts.get(first).copied().unwrap_or(self.len));
+        for (b, block) in self.blocks.iter().enumerate().skip(first) {
+            places.extend((0..block.rows.len()).map(|r| at(b, r)));
+        }
+        places
     }
 
     /// The place of the `i`-th row added.
@@ -510,9 +531,7 @@ impl Violations {
     /// [`Violations::iter`] on a sorted table, which visits the blocks at
     /// random.
     pub fn iter_unordered(&self) -> impl Iterator<Item = ViolationRef<'_>> + '_ {
-        self.blocks
-            .iter()
-            .flat_map(|b| (0..b.rows.len()).map(move |i| b.row(i)))
+        self.blocks.iter().flat_map(Block::refs)
     }
 
     /// Every row as [`Violations::iter_unordered`] visits them, a block at
@@ -523,9 +542,7 @@ impl Violations {
     ) -> impl rayon::iter::IndexedParallelIterator<Item = impl Iterator<Item = ViolationRef<'_>> + '_> + '_
     {
         use rayon::prelude::*;
-        self.blocks
-            .par_iter()
-            .map(|b| (0..b.rows.len()).map(move |i| b.row(i)))
+        self.blocks.par_iter().map(Block::refs)
     }
 
     /// The rows `range` of the table's order.
@@ -667,11 +684,7 @@ impl Violations {
         let mut order: Vec<u64> = if self.sorted() {
             std::mem::take(&mut self.order)
         } else {
-            let mut order = Vec::with_capacity(self.len);
-            for (b, block) in self.blocks.iter().enumerate() {
-                order.extend((0..block.rows.len()).map(|r| at(b, r)));
-            }
-            order
+            self.places_from(0)
         };
         let this = &*self;
         order.par_sort_unstable_by(|&a, &b| this.order_of(a, b));
@@ -711,24 +724,12 @@ impl Violations {
             return;
         }
         assert!(self.sorted(), "rows merged into a table not sorted");
-        if let Some(last) = self.blocks.last_mut() {
-            last.seal();
-        }
         let first_new = self.blocks.len();
-        for block in later.blocks {
-            if !block.rows.is_empty() {
-                self.starts.push(self.len);
-                self.len += block.rows.len();
-                self.blocks.push(block);
-            }
-        }
+        self.push_blocks(later.blocks);
         if let Some(last) = self.blocks.last_mut() {
             last.seal();
         }
-        let mut theirs: Vec<u64> = Vec::with_capacity(self.len - self.order.len());
-        for (b, block) in self.blocks.iter().enumerate().skip(first_new) {
-            theirs.extend((0..block.rows.len()).map(|r| at(b, r)));
-        }
+        let mut theirs = self.places_from(first_new);
         let this = &*self;
         theirs.par_sort_unstable_by(|&a, &b| this.order_of(a, b));
         let mine = &self.order;
