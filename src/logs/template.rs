@@ -102,6 +102,62 @@ enum Item {
     Field { field: Field, quoted: bool },
 }
 
+/// The items of `format` (an nginx `log_format` directive is unwrapped),
+/// each variable named as `field_of` reads it.
+fn items_of(format: &str, field_of: fn(&str) -> Field) -> Result<Vec<Item>, FormatError> {
+    let source = unwrap_nginx_directive(format);
+    let err = |message: &str| FormatError {
+        format: format.to_string(),
+        message: message.to_string(),
+    };
+    let mut items: Vec<Item> = Vec::new();
+    let mut literal = Vec::new();
+    let bytes = source.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'$' {
+            let (name, next) = if bytes.get(i + 1) == Some(&b'{') {
+                let close = source[i + 2..]
+                    .find('}')
+                    .ok_or_else(|| err("unclosed ${"))?;
+                (&source[i + 2..i + 2 + close], i + 3 + close)
+            } else {
+                let len = bytes[i + 1..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                    .count();
+                (&source[i + 1..i + 1 + len], i + 1 + len)
+            };
+            if name.is_empty() {
+                literal.push(b'$');
+                i += 1;
+                continue;
+            }
+            if !literal.is_empty() {
+                items.push(Item::Literal(std::mem::take(&mut literal)));
+            }
+            if matches!(items.last(), Some(Item::Field { .. })) {
+                return Err(err(&format!(
+                    "${name} follows another variable with nothing between them"
+                )));
+            }
+            let quoted = matches!(items.last(), Some(Item::Literal(l)) if l.ends_with(b"\""));
+            items.push(Item::Field {
+                field: field_of(name),
+                quoted,
+            });
+            i = next;
+        } else {
+            literal.push(bytes[i]);
+            i += 1;
+        }
+    }
+    if !literal.is_empty() {
+        items.push(Item::Literal(literal));
+    }
+    Ok(items)
+}
+
 /// A compiled line format.
 #[derive(Clone, Debug)]
 pub(crate) struct Template {
@@ -114,6 +170,10 @@ pub(crate) struct Template {
     /// Envoy's log: a request line whose method is `-` (a request Envoy
     /// could not parse: `"- - HTTP/1.1"`) is no request.
     envoy: bool,
+    /// The format is Apache's and nginx's `combined` (with `vhost`: Apache's
+    /// `vhost_combined`), read by [`Template::parse_combined`] without
+    /// walking the items.
+    combined: Option<Combined>,
     /// The last `$time_local` text read and its value: consecutive lines
     /// mostly share their second, and this skips the date arithmetic.
     last_time: Cell<([u8; 32], usize, LogTime)>,
@@ -259,6 +319,8 @@ impl Template {
     pub(crate) fn compile_envoy(format: &str) -> Result<Template, FormatError> {
         let mut template = Template::compile_with(format, envoy_field_of, false)?;
         template.envoy = true;
+        // Envoy's request lines are read otherwise (`- -` is none).
+        template.combined = None;
         Ok(template)
     }
 
@@ -267,56 +329,11 @@ impl Template {
         field_of: fn(&str) -> Field,
         aws: bool,
     ) -> Result<Template, FormatError> {
-        let source = unwrap_nginx_directive(format);
         let err = |message: &str| FormatError {
             format: format.to_string(),
             message: message.to_string(),
         };
-        let mut items: Vec<Item> = Vec::new();
-        let mut literal = Vec::new();
-        let bytes = source.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            if bytes[i] == b'$' {
-                let (name, next) = if bytes.get(i + 1) == Some(&b'{') {
-                    let close = source[i + 2..]
-                        .find('}')
-                        .ok_or_else(|| err("unclosed ${"))?;
-                    (&source[i + 2..i + 2 + close], i + 3 + close)
-                } else {
-                    let len = bytes[i + 1..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
-                        .count();
-                    (&source[i + 1..i + 1 + len], i + 1 + len)
-                };
-                if name.is_empty() {
-                    literal.push(b'$');
-                    i += 1;
-                    continue;
-                }
-                if !literal.is_empty() {
-                    items.push(Item::Literal(std::mem::take(&mut literal)));
-                }
-                if matches!(items.last(), Some(Item::Field { .. })) {
-                    return Err(err(&format!(
-                        "${name} follows another variable with nothing between them"
-                    )));
-                }
-                let quoted = matches!(items.last(), Some(Item::Literal(l)) if l.ends_with(b"\""));
-                items.push(Item::Field {
-                    field: field_of(name),
-                    quoted,
-                });
-                i = next;
-            } else {
-                literal.push(bytes[i]);
-                i += 1;
-            }
-        }
-        if !literal.is_empty() {
-            items.push(Item::Literal(literal));
-        }
+        let items = items_of(format, field_of)?;
         let fields: Vec<Field> = items
             .iter()
             .filter_map(|it| {
@@ -340,6 +357,7 @@ impl Template {
             return Err(err("it has no request ($request or $request_uri)"));
         }
         Ok(Template {
+            combined: (!aws).then(|| Combined::of(&items)).flatten(),
             items,
             has_time,
             aws,
@@ -399,6 +417,11 @@ impl Template {
         line: &'a [u8],
         lenient: bool,
     ) -> Result<Request<'a>, BadReason> {
+        if let Some(combined) = self.combined {
+            if let Some(req) = self.parse_combined(line, combined) {
+                return Ok(req);
+            }
+        }
         let mut req = Request {
             valid_request: true,
             resolution: crate::time::SECOND,
@@ -539,6 +562,94 @@ impl Template {
         req.time = time.nanos;
         req.resolution = time.resolution;
         Ok(req)
+    }
+}
+
+/// The `combined` format, as [`Template::parse_combined`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Combined {
+    /// Apache's `vhost_combined`: a `host:port` field first.
+    vhost: bool,
+}
+
+impl Combined {
+    /// Are `items` those of `combined` or `vhost_combined`?
+    fn of(items: &[Item]) -> Option<Combined> {
+        let (vhost, rest) = match items {
+            [
+                Item::Field {
+                    field: Field::VHost,
+                    quoted: false,
+                },
+                Item::Literal(space),
+                rest @ ..,
+            ] if space == b" " => (true, rest),
+            _ => (false, items),
+        };
+        // `combined`'s own items, as `compile` makes them.
+        static COMBINED_ITEMS: std::sync::OnceLock<Vec<Item>> = std::sync::OnceLock::new();
+        let combined = COMBINED_ITEMS
+            .get_or_init(|| items_of(COMBINED, field_of).expect("the combined format compiles"));
+        let same = rest == combined.as_slice();
+        same.then_some(Combined { vhost })
+    }
+}
+
+impl Template {
+    /// Reads a `combined` line as [`Template::parse_with`] reads it,
+    /// field by field without walking the items; `None` for any line it
+    /// would read otherwise than plainly (a backslash escape, a field or
+    /// time it rejects, a line that ends early), which is then read by
+    /// walking the items.
+    #[inline]
+    fn parse_combined<'a>(&self, line: &'a [u8], combined: Combined) -> Option<Request<'a>> {
+        let mut req = Request {
+            valid_request: true,
+            resolution: crate::time::SECOND,
+            ..Request::default()
+        };
+        let mut pos = 0;
+        // An unquoted field ends where the next literal starts.
+        let upto = |pos: usize, next: &[u8]| find(&line[pos..], next).map(|p| pos + p);
+        if combined.vhost {
+            let end = upto(pos, b" ")?;
+            req.host = Some(Cow::Borrowed(strip_default_port(&line[pos..end])));
+            pos = end + 1;
+        }
+        let end = upto(pos, b" ")?;
+        req.client = Cow::Borrowed(&line[pos..end]);
+        pos = upto(end + 1, b" ")? + 1;
+        let end = upto(pos, b" [")?;
+        pos = end + 2;
+        let end = upto(pos, b"] \"")?;
+        let time = self.clf_cached(&line[pos..end])?;
+        pos = end + 3;
+        let (end, escaped) = closing_quote(line, pos, b"\" ")?;
+        if escaped {
+            return None;
+        }
+        req.set_request_line(&line[pos..end]);
+        pos = end + 2;
+        let end = upto(pos, b" ")?;
+        req.status = status(&line[pos..end]).ok()?;
+        pos = end + 1;
+        let end = upto(pos, b" \"")?;
+        req.bytes = bytes(&line[pos..end]).ok()?;
+        pos = end + 2;
+        let (end, escaped) = closing_quote(line, pos, b"\" \"")?;
+        if escaped {
+            return None;
+        }
+        req.referer = Cow::Borrowed(&line[pos..end]);
+        pos = end + 3;
+        let (end, escaped) = closing_quote(line, pos, b"\"")?;
+        if escaped {
+            return None;
+        }
+        req.user_agent = Cow::Borrowed(&line[pos..end]);
+        req.time = time.nanos;
+        req.resolution = time.resolution;
+        Some(req)
     }
 }
 
@@ -1148,5 +1259,113 @@ mod tests {
         );
         assert_eq!(r.host(), Some(&b"www.example.com"[..]));
         assert_eq!(r.referer(), b"https://duckduckgo.com/");
+    }
+
+    #[test]
+    fn combined_formats_are_read_without_walking_the_items() {
+        for format in [COMBINED, VHOST_COMBINED] {
+            assert!(
+                Template::compile(format).unwrap().combined.is_some(),
+                "{format}"
+            );
+        }
+        // The same fields written otherwise are read by walking the items.
+        for format in [
+            COMMON,
+            GANDI,
+            LIGHTTPD,
+            r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#,
+            r#"$remote_addr $ignore $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for""#,
+        ] {
+            assert!(
+                Template::compile(format).unwrap().combined.is_none(),
+                "{format}"
+            );
+        }
+        assert!(Template::compile_aws(ALB).unwrap().combined.is_none());
+    }
+
+    /// `Template::parse_combined` reads every line as walking the items
+    /// does, or leaves it to the walk: lines built of the format's pieces
+    /// and of the bytes that make them hard (quotes, backslashes, spaces,
+    /// brackets, a missing tail).
+    mod combined_fast_path {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn walked(format: &str) -> Template {
+            let mut t = Template::compile(format).unwrap();
+            t.combined = None;
+            t
+        }
+
+        fn text() -> impl Strategy<Value = String> {
+            proptest::string::string_regex(r#"[a-z0-9 "\\\[\]/:+-]{0,12}"#).unwrap()
+        }
+
+        fn time() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just("05/Sep/2016:20:33:25 +0200".to_string()),
+                Just("17/Apr/2025:05:10:56 +0000".to_string()),
+                Just("31/Feb/2025:05:10:56 +0000".to_string()),
+                text(),
+            ]
+        }
+
+        fn line() -> impl Strategy<Value = String> {
+            (
+                (text(), text(), text(), text(), time()),
+                (text(), text(), text(), text(), text()),
+                (0usize..3, 0usize..120),
+            )
+                .prop_map(|((vhost, client, ident, user, time), (request, status, size, referer, agent), (shape, cut))| {
+                    let status = if status.len() % 2 == 0 { "200".to_string() } else { status };
+                    let size = if size.len() % 3 == 0 { "5123".to_string() } else { size };
+                    let request = if request.len() % 2 == 0 {
+                        format!("GET /{request} HTTP/1.1")
+                    } else {
+                        request
+                    };
+                    let mut line = format!(
+                        r#"{vhost} {client} {ident} {user} [{time}] "{request}" {status} {size} "{referer}" "{agent}""#
+                    );
+                    match shape {
+                        // A line cut short.
+                        0 => line.truncate(cut.min(line.len())),
+                        // Extra fields after the user agent.
+                        1 => line.push_str(r#" "x" 12"#),
+                        _ => {}
+                    }
+                    line
+                })
+        }
+
+        proptest! {
+            #[test]
+            fn reads_as_the_walk_does(line in line(), lenient in any::<bool>()) {
+                let bytes = line.as_bytes();
+                for (format, skip) in [(VHOST_COMBINED, 0), (COMBINED, line.find(' ').map_or(0, |i| i + 1))] {
+                    let fast = Template::compile(format).unwrap();
+                    prop_assert!(fast.combined.is_some());
+                    let walk = walked(format);
+                    let bytes = &bytes[skip.min(bytes.len())..];
+                    prop_assert_eq!(fast.parse_with(bytes, lenient), walk.parse_with(bytes, lenient));
+                }
+            }
+        }
+
+        #[test]
+        fn plain_lines_take_the_fast_path() {
+            let t = Template::compile(VHOST_COMBINED).unwrap();
+            let line = br#"www.example.com:443 192.0.2.1 - - [05/Sep/2016:20:33:25 +0200] "GET /a HTTP/1.1" 200 5 "-" "curl/8""#;
+            let r = t
+                .parse_combined(line, t.combined.unwrap())
+                .expect("read plainly");
+            assert_eq!(Ok(r), walked(VHOST_COMBINED).parse(line));
+            // A backslash escape is left to the walk, which decodes it.
+            let escaped = br#"www.example.com 192.0.2.1 - - [05/Sep/2016:20:33:25 +0200] "GET /a HTTP/1.1" 200 5 "-" "a\"b""#;
+            assert!(t.parse_combined(escaped, t.combined.unwrap()).is_none());
+            assert_eq!(t.parse(escaped).unwrap().user_agent(), br#"a"b"#);
+        }
     }
 }
