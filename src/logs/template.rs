@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::cell::Cell;
 
 use super::BadReason;
-use super::record::Request;
+use super::record::{Request, split_request_line};
 use super::time::{LogTime, parse_clf, parse_epoch, parse_iso};
 use crate::host::strip_default_port;
 
@@ -603,21 +603,17 @@ impl Template {
     /// walking the items.
     #[inline]
     fn parse_combined<'a>(&self, line: &'a [u8], combined: Combined) -> Option<Request<'a>> {
-        let mut req = Request {
-            valid_request: true,
-            resolution: crate::time::SECOND,
-            ..Request::default()
-        };
         let mut pos = 0;
         // An unquoted field ends where the next literal starts.
         let upto = |pos: usize, next: &[u8]| find(&line[pos..], next).map(|p| pos + p);
+        let mut host = None;
         if combined.vhost {
             let end = upto(pos, b" ")?;
-            req.host = Some(Cow::Borrowed(strip_default_port(&line[pos..end])));
+            host = Some(Cow::Borrowed(strip_default_port(&line[pos..end])));
             pos = end + 1;
         }
         let end = upto(pos, b" ")?;
-        req.client = Cow::Borrowed(&line[pos..end]);
+        let client = &line[pos..end];
         pos = upto(end + 1, b" ")? + 1;
         let end = upto(pos, b" [")?;
         pos = end + 2;
@@ -628,28 +624,42 @@ impl Template {
         if escaped {
             return None;
         }
-        req.set_request_line(&line[pos..end]);
+        let request = split_request_line(&line[pos..end]);
         pos = end + 2;
         let end = upto(pos, b" ")?;
-        req.status = status(&line[pos..end]).ok()?;
+        let status = status(&line[pos..end]).ok()?;
         pos = end + 1;
         let end = upto(pos, b" \"")?;
-        req.bytes = bytes(&line[pos..end]).ok()?;
+        let bytes = bytes(&line[pos..end]).ok()?;
         pos = end + 2;
         let (end, escaped) = closing_quote(line, pos, b"\" \"")?;
         if escaped {
             return None;
         }
-        req.referer = Cow::Borrowed(&line[pos..end]);
+        let referer = &line[pos..end];
         pos = end + 3;
         let (end, escaped) = closing_quote(line, pos, b"\"")?;
         if escaped {
             return None;
         }
-        req.user_agent = Cow::Borrowed(&line[pos..end]);
-        req.time = time.nanos;
-        req.resolution = time.resolution;
-        Some(req)
+        let user_agent = &line[pos..end];
+        // Built in one piece, in place (`Request::set_request_line`'s
+        // reading of the request line).
+        let (method, target, protocol) = request.unwrap_or_default();
+        Some(Request {
+            client: Cow::Borrowed(client),
+            time: time.nanos,
+            resolution: time.resolution,
+            method: Cow::Borrowed(method),
+            target: Cow::Borrowed(target),
+            protocol: Cow::Borrowed(protocol),
+            valid_request: request.is_some(),
+            status,
+            bytes,
+            referer: Cow::Borrowed(referer),
+            user_agent: Cow::Borrowed(user_agent),
+            host,
+        })
     }
 }
 
