@@ -450,6 +450,27 @@ fn build_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, regex::Er
         .build()
 }
 
+/// The embedded dataset's patterns (case-sensitive regexes) with their
+/// categories, their set, and the dataset's version.
+fn compile_dataset() -> (Vec<(Regex, Category)>, RegexSet, String) {
+    let dataset: DatasetFile =
+        serde_json::from_str(BUILTIN_DATASET).expect("the embedded dataset is valid JSON");
+    let mut dataset_patterns = Vec::new();
+    let mut dataset_regexes = Vec::new();
+    for p in &dataset.patterns {
+        if let Ok(re) = build_regex(&p.pattern, false) {
+            dataset_regexes.push((re, Category::from_dataset_tags(&p.tags)));
+            dataset_patterns.push(p.pattern.clone());
+        }
+    }
+    let dataset_set = RegexSetBuilder::new(&dataset_patterns)
+        .size_limit(1 << 26)
+        .dfa_size_limit(1 << 26)
+        .build()
+        .expect("the embedded dataset's patterns compile");
+    (dataset_regexes, dataset_set, dataset.version)
+}
+
 impl Catalogue {
     /// The built-in catalogue.
     ///
@@ -578,11 +599,16 @@ impl Catalogue {
                 return Err(invalid("a crawler has an empty name".to_string()));
             }
             if let Some(pattern) = &def.pattern {
-                build_regex(pattern, true).map_err(|e| CatalogError::Pattern {
-                    path: path.clone(),
-                    crawler: def.name.clone(),
-                    message: e.to_string(),
-                })?;
+                // The built-in patterns are checked by the tests; a
+                // `--bots` file's are checked here, each on its own so
+                // that the error names its crawler.
+                if origin == Origin::User {
+                    build_regex(pattern, true).map_err(|e| CatalogError::Pattern {
+                        path: path.clone(),
+                        crawler: def.name.clone(),
+                        message: e.to_string(),
+                    })?;
+                }
                 patterns.push(pattern.clone());
                 curated_index.push(compiled.len());
             }
@@ -618,37 +644,34 @@ impl Catalogue {
                 origin,
             }));
         }
-        let curated_set = RegexSetBuilder::new(&patterns)
-            .case_insensitive(true)
-            .size_limit(1 << 26)
-            .build()
-            .map_err(|e| invalid(format!("crawler patterns: {e}")))?;
-
-        let dataset: DatasetFile =
-            serde_json::from_str(BUILTIN_DATASET).expect("the embedded dataset is valid JSON");
-        let mut dataset_patterns = Vec::new();
-        let mut dataset_regexes = Vec::new();
-        for p in &dataset.patterns {
-            // The dataset's patterns are case-sensitive regexes.
-            if let Ok(re) = build_regex(&p.pattern, false) {
-                dataset_regexes.push((re, Category::from_dataset_tags(&p.tags)));
-                dataset_patterns.push(p.pattern.clone());
-            }
-        }
-        let dataset_set = RegexSetBuilder::new(&dataset_patterns)
-            .size_limit(1 << 26)
-            .dfa_size_limit(1 << 26)
-            .build()
-            .expect("the embedded dataset's patterns compile");
+        // The curated set, the dataset's regexes and the heuristic's are
+        // compiled side by side (the start of every run waits for them).
+        let ((curated_set, dataset), heuristic) = rayon::join(
+            || {
+                rayon::join(
+                    || {
+                        RegexSetBuilder::new(&patterns)
+                            .case_insensitive(true)
+                            .size_limit(1 << 26)
+                            .build()
+                            .map_err(|e| invalid(format!("crawler patterns: {e}")))
+                    },
+                    compile_dataset,
+                )
+            },
+            heuristic::Heuristic::new,
+        );
+        let curated_set = curated_set?;
+        let (dataset_regexes, dataset_set, dataset_version) = dataset;
         Ok(Catalogue {
             crawlers: compiled,
             curated_index,
             curated_set,
             dataset: dataset_regexes,
             dataset_set,
-            dataset_version: dataset.version,
+            dataset_version,
             engines,
-            heuristic: heuristic::Heuristic::new(),
+            heuristic,
         })
     }
 

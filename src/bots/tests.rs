@@ -588,3 +588,23 @@ fn the_sites_own_traffic_is_its_own_category() {
         assert_eq!(c.category().as_str(), "self");
     }
 }
+
+/// The built-in catalogue's patterns are not compiled one by one at run
+/// time (only a `--bots` file's are): each must compile on its own, as a
+/// `--bots` file's pattern must.
+#[test]
+fn every_builtin_pattern_compiles_on_its_own() {
+    let builtin = parse_catalog(BUILTIN_CATALOG, "(built-in)").unwrap();
+    let mut patterns = 0;
+    for def in &builtin.crawler {
+        if let Some(pattern) = &def.pattern {
+            patterns += 1;
+            assert!(
+                build_regex(pattern, true).is_ok(),
+                "{}: {pattern:?}",
+                def.name
+            );
+        }
+    }
+    assert!(patterns > 100, "{patterns} patterns");
+}

@@ -15,7 +15,7 @@ use polars::prelude::*;
 use serde_json::Value;
 
 use super::tables::{daily_of, findings_of, partials_of, violations_of};
-use super::{Parts, Report, ReportError};
+use super::{Daily, Parts, Report, ReportError};
 use crate::contain::{contain, read_parquet};
 use crate::logs::FileReport;
 use crate::replay::{Counts, Violations, sort_rows};
@@ -301,7 +301,7 @@ impl Report {
                 violations,
                 findings: &findings,
                 partials: partials.lazy(),
-                daily,
+                daily: Daily::Frame(daily),
                 operators: &operators,
                 categories: &categories,
                 counts: &counts,

@@ -268,6 +268,15 @@ fn who_of(
     Ok(who)
 }
 
+/// The `daily` table of [`Parts`]: a shard's, or counted from one run's
+/// activity and its violations while the other tables are built.
+enum Daily<'a> {
+    /// The table itself.
+    Frame(DataFrame),
+    /// Counted from this activity and the violations.
+    Of(&'a [crate::replay::CrawlerActivity]),
+}
+
 /// What a report is made of: one run's outcome, or shards' reports read
 /// back by `merge`.
 struct Parts<'a> {
@@ -277,7 +286,7 @@ struct Parts<'a> {
     /// Per-crawler request aggregates ([`partials_frame`]).
     partials: LazyFrame,
     /// The `daily` table.
-    daily: DataFrame,
+    daily: Daily<'a>,
     /// Operators of crawlers the partials do not name (charged without a
     /// request in the run).
     operators: &'a BTreeMap<String, String>,
@@ -334,7 +343,6 @@ impl Report {
                 .or_insert_with(|| category.to_string());
         }
         let inputs = Inputs::of(&run.inputs, &run.snapshots).with_ip_ranges(run.ip_ranges.clone());
-        let daily = daily_frame(&outcome.activity, &violations)?;
         let operators: BTreeMap<String, String> = outcome
             .charged_without_requests
             .iter()
@@ -344,7 +352,7 @@ impl Report {
             violations,
             findings: &outcome.findings,
             partials: partials_frame(&activity_frame(&outcome.activity)?),
-            daily,
+            daily: Daily::Of(&outcome.activity),
             operators: &operators,
             categories: &categories,
             counts: &outcome.counts,
@@ -362,7 +370,6 @@ impl Report {
         let findings = findings_frame(parts.findings)?;
         let partials = parts.partials.collect()?;
         let who = who_of(parts.categories, &partials, parts.operators)?;
-        let crawlers = crawlers_frame(partials.lazy(), &violations, &who)?;
         // Monitors' violations (the site's own configuration) are left out
         // of the headline unless `--include` named their category.
         let left_out = left_out_categories(parts.settings);
@@ -374,14 +381,40 @@ impl Report {
             .map(|(i, c)| (i.as_str(), c.as_str()))
             .collect();
         let is_left_out = |crawler: &str| left_out_identities.contains_key(crawler);
-        let mut totals = ViolationTotals::default();
-        let mut not_counted: BTreeMap<String, u64> = BTreeMap::new();
-        for v in violations.iter_unordered() {
-            match left_out_identities.get(v.crawler()) {
-                Some(category) => *not_counted.entry((*category).to_string()).or_default() += 1,
-                None => totals.add(v.kind()),
-            }
-        }
+        // Three passes over the rows, each on its own thread: the
+        // per-crawler table's (in the table's order), the daily table's,
+        // and the totals'.
+        let ((crawlers, daily), (totals, not_counted)) = rayon::join(
+            || {
+                rayon::join(
+                    || crawlers_frame(partials.lazy(), &violations, &who),
+                    || match parts.daily {
+                        Daily::Frame(frame) => Ok(frame),
+                        Daily::Of(activity) => daily_frame(activity, &violations),
+                    },
+                )
+            },
+            || {
+                let mut totals = ViolationTotals::default();
+                let mut not_counted: BTreeMap<String, u64> = BTreeMap::new();
+                if left_out_identities.is_empty() {
+                    for v in violations.iter_unordered() {
+                        totals.add(v.kind());
+                    }
+                } else {
+                    for v in violations.iter_unordered() {
+                        match left_out_identities.get(v.crawler()) {
+                            Some(category) => {
+                                *not_counted.entry((*category).to_string()).or_default() += 1
+                            }
+                            None => totals.add(v.kind()),
+                        }
+                    }
+                }
+                (totals, not_counted)
+            },
+        );
+        let (crawlers, daily) = (crawlers?, daily?);
         let mut finding_totals: BTreeMap<String, u64> = BTreeMap::new();
         for f in parts.findings {
             let total = finding_totals
@@ -444,7 +477,7 @@ impl Report {
             violations,
             crawlers,
             findings,
-            daily: parts.daily,
+            daily,
             who,
             summary,
             page: Value::Null,
