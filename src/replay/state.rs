@@ -126,7 +126,15 @@ impl HostState {
         if had == 0 {
             self.fetches = rows.into_iter().collect();
         } else {
-            self.fetches.extend(rows);
+            // Into a new vector rather than grown in place: the rows it had
+            // were allocated by the thread that read the state, and
+            // growing them in place takes that thread's heap's lock, which
+            // every worker judging a host waits on.
+            let rows = rows.into_iter();
+            let mut fetches = Vec::with_capacity(had + rows.size_hint().0);
+            fetches.append(&mut self.fetches);
+            fetches.extend(rows);
+            self.fetches = fetches;
         }
         // The rows it had are in order: only the new ones and the seam
         // are looked at, and rows in order already (a state file's) are
