@@ -367,8 +367,11 @@ impl Report {
     /// The report of its parts: one run's, or the sum of shards'.
     fn assemble(parts: Parts<'_>) -> Result<Report, ReportError> {
         let violations = parts.violations;
-        let findings = findings_frame(parts.findings)?;
-        let partials = parts.partials.collect()?;
+        let (findings, partials) = rayon::join(
+            || findings_frame(parts.findings),
+            || parts.partials.collect(),
+        );
+        let (findings, partials) = (findings?, partials?);
         let who = who_of(parts.categories, &partials, parts.operators)?;
         // Monitors' violations (the site's own configuration) are left out
         // of the headline unless `--include` named their category.
