@@ -222,6 +222,20 @@ impl Block {
         });
     }
 
+    /// The block's best rule matching `subject` makes `best` when it beats
+    /// it; only the rules that can match are looked at, in the block's
+    /// order.
+    fn best<'r>(&'r self, subject: &Subject<'_>, best: &mut Option<&'r Rule>) {
+        match self.candidates(subject.path) {
+            Some(indices) => best_of_block(
+                indices.iter().map(|&i| &self.rules[i as usize]),
+                subject,
+                best,
+            ),
+            None => best_of_block(self.rules.iter(), subject, best),
+        }
+    }
+
     /// The indices of the rules that can match `path`, in the block's
     /// order; `None`: all of them.
     fn candidates(&self, path: &[u8]) -> Option<&[u32]> {
@@ -521,25 +535,26 @@ impl Robots {
                 None
             };
             if let Some(blocks) = written.or_else(|| self.by_agent.get(lower.as_slice())) {
-                return Group {
-                    robots: self,
-                    blocks,
-                    selection: Selection::Specific((*token).to_string()),
-                };
+                return self.group_of(blocks, Selection::Specific((*token).to_string()));
             }
         }
         if self.global.is_empty() || !obeys_global {
-            Group {
-                robots: self,
-                blocks: &[],
-                selection: Selection::None,
-            }
+            self.group_of(&[], Selection::None)
         } else {
-            Group {
-                robots: self,
-                blocks: &self.global,
-                selection: Selection::Global,
-            }
+            self.group_of(&self.global, Selection::Global)
+        }
+    }
+
+    /// The group of `blocks`, chosen as `selection` says.
+    fn group_of<'r>(&'r self, blocks: &'r [u32], selection: Selection) -> Group<'r> {
+        Group {
+            robots: self,
+            blocks,
+            only: match blocks {
+                [b] => Some(&self.blocks[*b as usize]),
+                _ => None,
+            },
+            selection,
         }
     }
 
@@ -593,6 +608,10 @@ pub enum Selection {
 pub struct Group<'r> {
     robots: &'r Robots,
     blocks: &'r [u32],
+    /// The block of a group of one block (most are), found once: a check
+    /// then reads neither `blocks` nor the file's list of blocks (with a
+    /// snapshot of thousands of hosts, each read is a miss in the cache).
+    only: Option<&'r Block>,
     selection: Selection,
 }
 
@@ -688,16 +707,12 @@ impl<'r> Group<'r> {
         }
         let subject = Subject::new(path);
         let mut best: Option<&'r Rule> = None;
-        for &b in self.blocks {
-            let block = &self.robots.blocks[b as usize];
-            // Only the rules that can match, in the block's order.
-            match block.candidates(path) {
-                Some(indices) => best_of_block(
-                    indices.iter().map(|&i| &block.rules[i as usize]),
-                    &subject,
-                    &mut best,
-                ),
-                None => best_of_block(block.rules.iter(), &subject, &mut best),
+        match self.only {
+            Some(block) => block.best(&subject, &mut best),
+            None => {
+                for &b in self.blocks {
+                    self.robots.blocks[b as usize].best(&subject, &mut best);
+                }
             }
         }
         match best {
