@@ -295,8 +295,11 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
     // their host's number, not by name (a CDN log's chunks each charge
     // thousands of hosts).
     let mut user_triggered = findings::UserTriggered::default();
-    let mut by_id: Vec<HashMap<u32, Activity>> = Vec::new();
-    by_id.resize_with(ctx.host_count(), HashMap::new);
+    // The snapshot's hosts' activities in one map by (host, identity):
+    // a map per host grew by reallocating thousands of small tables while
+    // the chunks' activities were freed, and the allocator spent a fifth
+    // of this loop consolidating its free lists.
+    let mut by_id: HashMap<(u32, u32), Activity> = HashMap::new();
     for mut kept in chunks {
         counts.add(kept.counts());
         chunk_violations.push(kept.take_violations());
@@ -305,14 +308,21 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
         for charged in kept.take_charged() {
             let (host, host_id, identity, mut activity) = charged.into_parts();
             activity.in_chunk(chunk);
-            let identities = match host_id {
-                Some(id) => &mut by_id[id as usize],
-                None => &mut by_host.entry(host).or_default().identities,
-            };
-            match identities.get_mut(&identity) {
-                Some(kept) => kept.merge(activity),
+            match host_id {
+                Some(id) => match by_id.get_mut(&(id, identity)) {
+                    Some(kept) => kept.merge(activity),
+                    None => {
+                        by_id.insert((id, identity), activity);
+                    }
+                },
                 None => {
-                    identities.insert(identity, activity);
+                    let identities = &mut by_host.entry(host).or_default().identities;
+                    match identities.get_mut(&identity) {
+                        Some(kept) => kept.merge(activity),
+                        None => {
+                            identities.insert(identity, activity);
+                        }
+                    }
                 }
             }
         }
@@ -333,11 +343,22 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
         unknown_hosts.merge(kept.take_unknown_hosts());
         user_triggered.merge(kept.take_user_triggered());
     }
-    for (id, identities) in by_id.into_iter().enumerate() {
-        if !identities.is_empty() {
-            let name = ctx.host_name(u32::try_from(id).expect("numbered by u32"));
-            by_host.entry(name.clone()).or_default().identities = identities;
-        }
+    // Each host's identities, into a map of the size it needs.
+    let mut by_id: Vec<((u32, u32), Activity)> = by_id.into_iter().collect();
+    by_id.par_sort_unstable_by_key(|(key, _)| *key);
+    let runs: Vec<(u32, usize)> = by_id
+        .chunk_by(|a, b| a.0.0 == b.0.0)
+        .map(|run| (run[0].0.0, run.len()))
+        .collect();
+    let mut rows = by_id.into_iter();
+    for (id, len) in runs {
+        let identities: HashMap<u32, Activity> = rows
+            .by_ref()
+            .take(len)
+            .map(|((_, identity), activity)| (identity, activity))
+            .collect();
+        let name = ctx.host_name(id);
+        by_host.entry(name.clone()).or_default().identities = identities;
     }
     let names = ctx.identity_names();
     let mut by_host: Vec<(Arc<str>, HostData)> = by_host.into_iter().collect();
