@@ -39,6 +39,7 @@ pub use url::{path_params_query, target_path};
 
 use extensions::Extension;
 use parse::Key;
+pub use pattern::Patterns;
 use pattern::{Pattern, Subject};
 
 /// `Allow` or `Disallow`.
@@ -341,6 +342,12 @@ impl Robots {
     /// Parses a robots.txt body. Never fails: whatever is not understood is
     /// ignored, as RFC 9309 asks.
     pub fn parse(body: &[u8]) -> Robots {
+        Robots::parse_with(body, &mut Patterns::default())
+    }
+
+    /// As [`Robots::parse`], the patterns' bytes shared with the equal
+    /// patterns of the files read before with `patterns`.
+    pub fn parse_with(body: &[u8], patterns: &mut Patterns) -> Robots {
         let mut robots = Robots::default();
         // True once the current block has seen an Allow/Disallow line: the
         // next User-agent line then starts a new block.
@@ -395,7 +402,7 @@ impl Robots {
                         kind,
                         line: number,
                         written: (line.value != &escaped[..]).then(|| line.value.into()),
-                        pattern: Pattern::new(&escaped),
+                        pattern: Pattern::new_in(&escaped, patterns),
                     };
                     if kind == RuleKind::Allow {
                         if let Some(dir) = index_html_directory(&escaped) {
@@ -403,7 +410,7 @@ impl Robots {
                             // allowing "/dir/" (and only that).
                             // It shows as the rule written.
                             block.rules.push(Rule {
-                                pattern: Pattern::new(&dir),
+                                pattern: Pattern::new_in(&dir, patterns),
                                 written: Some(rule.pattern().into()),
                                 ..rule.clone()
                             });

@@ -2,6 +2,7 @@
 //! that never backtracks.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use memchr::memmem;
 
@@ -199,6 +200,25 @@ struct Glob {
     needs: ByteSet,
 }
 
+/// The patterns met while reading robots.txt files, each once: a
+/// snapshot of thousands of hosts repeats the same rules in every host's
+/// file, and each pattern's bytes are then kept once per reader (with
+/// 10,000 hosts, 3.4 million rules held 350 distinct patterns).
+#[derive(Debug, Default)]
+pub struct Patterns(foldhash::HashSet<Arc<[u8]>>);
+
+impl Patterns {
+    /// The shared copy of `bytes`.
+    fn get(&mut self, bytes: &[u8]) -> Arc<[u8]> {
+        if let Some(shared) = self.0.get(bytes) {
+            return shared.clone();
+        }
+        let shared: Arc<[u8]> = bytes.into();
+        self.0.insert(shared.clone());
+        shared
+    }
+}
+
 /// A compiled robots.txt pattern (already escaped).
 ///
 /// `*` matches any run of bytes and a `$` at the very end anchors the
@@ -213,7 +233,7 @@ pub(crate) struct Pattern {
     /// match priority. Without a trailing `$` it is also the literal of a
     /// `Prefix` or `Exact` pattern, and the bytes of a `Glob`'s segments
     /// ([`Pattern::literal`]).
-    escaped: Box<[u8]>,
+    escaped: Arc<[u8]>,
     shape: Shape,
     /// Sum of literal segment lengths: a shorter path cannot match.
     min_len: usize,
@@ -221,7 +241,14 @@ pub(crate) struct Pattern {
 
 impl Pattern {
     /// Compiles an escaped pattern.
+    #[cfg(test)]
     pub(crate) fn new(escaped: &[u8]) -> Self {
+        Pattern::new_in(escaped, &mut Patterns::default())
+    }
+
+    /// Compiles an escaped pattern, its bytes shared with the equal
+    /// patterns `patterns` has met.
+    pub(crate) fn new_in(escaped: &[u8], patterns: &mut Patterns) -> Self {
         let anchored = escaped.last() == Some(&b'$');
         let body = if anchored {
             &escaped[..escaped.len() - 1]
@@ -250,7 +277,7 @@ impl Pattern {
             }))
         };
         Pattern {
-            escaped: escaped.into(),
+            escaped: patterns.get(escaped),
             shape,
             min_len: body.len() - stars,
         }

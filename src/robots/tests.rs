@@ -619,3 +619,29 @@ fn a_rules_line_names_its_group() {
     assert_eq!(r.agents_of_line(1), None, "a User-agent line is no rule");
     assert_eq!(r.agents_of_line(99), None);
 }
+
+#[test]
+fn files_read_with_one_pattern_set_share_their_equal_patterns() {
+    let mut patterns = Patterns::default();
+    let first = b"User-agent: *\nDisallow: /private/\n";
+    let second = b"User-agent: x\nAllow: /x\nDisallow: /private/\n";
+    let a = Robots::parse_with(first, &mut patterns);
+    let b = Robots::parse_with(second, &mut patterns);
+    let of = |robots: &Robots| {
+        robots.blocks[0]
+            .rules
+            .iter()
+            .find(|r| r.escaped_pattern() == b"/private/")
+            .map(|r| r.escaped_pattern().as_ptr())
+            .unwrap()
+    };
+    assert!(std::ptr::eq(of(&a), of(&b)), "one copy of /private/");
+    // Read on its own, a file keeps its own copy, and decides alike.
+    let alone = Robots::parse(second);
+    assert!(!std::ptr::eq(of(&alone), of(&b)));
+    for path in [&b"/private/a"[..], b"/x", b"/other"] {
+        let (x, y) = (b.check(&["x"], path), alone.check(&["x"], path));
+        assert_eq!(x.allowed(), y.allowed());
+        assert_eq!(x.rule().map(Rule::line), y.rule().map(Rule::line));
+    }
+}

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::host::check_host_name;
 use crate::indexing::PageRules;
-use crate::robots::{Robots, path_params_query};
+use crate::robots::{Patterns, Robots, path_params_query};
 use crate::time::{ALWAYS, instant};
 
 /// Does `path` look like a snapshot directory: a folder holding at least
@@ -50,9 +50,10 @@ pub(crate) fn load(root: &Path, snapshot: &mut Snapshot) -> Result<(), SnapshotE
     // thousands of robots.txt files), each into a snapshot of its own, then
     // taken in name order with the WARC files, so that the result and the
     // error reported (the first in name order) do not depend on threads.
+    // Each worker shares the patterns its hosts' files repeat.
     let hosts: Vec<Option<Result<Snapshot, SnapshotError>>> = entries
         .par_iter()
-        .map(|entry| {
+        .map_init(Patterns::default, |patterns, entry| {
             if !entry.is_dir() {
                 return None;
             }
@@ -65,7 +66,7 @@ pub(crate) fn load(root: &Path, snapshot: &mut Snapshot) -> Result<(), SnapshotE
                     .map_err(|m| SnapshotError::new(entry, None, format!("not a host folder: {m}")))
                     .and_then(|()| {
                         let mut part = Snapshot::default();
-                        load_host(entry, &name, &mut part)?;
+                        load_host(entry, &name, &mut part, patterns)?;
                         Ok(part)
                     }),
             )
@@ -84,7 +85,12 @@ pub(crate) fn load(root: &Path, snapshot: &mut Snapshot) -> Result<(), SnapshotE
     Ok(())
 }
 
-fn load_host(dir: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), SnapshotError> {
+fn load_host(
+    dir: &Path,
+    host: &str,
+    snapshot: &mut Snapshot,
+    patterns: &mut Patterns,
+) -> Result<(), SnapshotError> {
     let history = dir.join("robots");
     let single = dir.join("robots.txt");
     if history.is_dir() {
@@ -112,7 +118,7 @@ fn load_host(dir: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), Snap
             };
             let body = read_robots_file(&file)?;
             let answer = match status {
-                200..=299 => RobotsAnswer::Rules(Arc::new(Robots::parse(&body))),
+                200..=299 => RobotsAnswer::Rules(Arc::new(Robots::parse_with(&body, patterns))),
                 300..=399 => {
                     let location = String::from_utf8_lossy(&body).trim().to_string();
                     if location.is_empty() {
@@ -137,7 +143,7 @@ fn load_host(dir: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), Snap
             host,
             ALWAYS,
             200,
-            RobotsAnswer::Rules(Arc::new(Robots::parse(&body))),
+            RobotsAnswer::Rules(Arc::new(Robots::parse_with(&body, patterns))),
             "robots.txt".into(),
         );
     }
