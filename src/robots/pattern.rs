@@ -202,8 +202,9 @@ struct Glob {
 
 /// The patterns met while reading robots.txt files, each once: a
 /// snapshot of thousands of hosts repeats the same rules in every host's
-/// file, and each pattern's bytes are then kept once per reader (with
-/// 10,000 hosts, 3.4 million rules held 350 distinct patterns).
+/// file, and each pattern's bytes are then kept once per reader (the
+/// benchmark's 10,000 hosts: 3.2 million rules, 10,321 distinct
+/// patterns).
 #[derive(Debug, Default)]
 pub struct Patterns(foldhash::HashSet<Arc<[u8]>>);
 
