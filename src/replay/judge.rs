@@ -297,8 +297,8 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
     let mut user_triggered = findings::UserTriggered::default();
     // The snapshot's hosts' activities in one map by (host, identity):
     // a map per host grew by reallocating thousands of small tables while
-    // the chunks' activities were freed, and the allocator spent a fifth
-    // of this loop consolidating its free lists.
+    // the chunks' activities were freed, and the allocator spent about a
+    // quarter of this loop consolidating its free lists.
     let mut by_id: HashMap<(u32, u32), Activity> = HashMap::new();
     for mut kept in chunks {
         counts.add(kept.counts());
