@@ -606,6 +606,11 @@ impl Template {
         let mut pos = 0;
         // An unquoted field ends where the next literal starts.
         let upto = |pos: usize, next: &[u8]| find(&line[pos..], next).map(|p| pos + p);
+        // A quoted field ends at its closing quote; one with a backslash
+        // escape is left to the walk, which decodes it.
+        let quoted = |pos: usize, after: &[u8]| {
+            closing_quote(line, pos, after).and_then(|(end, escaped)| (!escaped).then_some(end))
+        };
         let mut host = None;
         if combined.vhost {
             let end = upto(pos, b" ")?;
@@ -620,10 +625,7 @@ impl Template {
         let end = upto(pos, b"] \"")?;
         let time = self.clf_cached(&line[pos..end])?;
         pos = end + 3;
-        let (end, escaped) = closing_quote(line, pos, b"\" ")?;
-        if escaped {
-            return None;
-        }
+        let end = quoted(pos, b"\" ")?;
         let request = split_request_line(&line[pos..end]);
         pos = end + 2;
         let end = upto(pos, b" ")?;
@@ -632,16 +634,10 @@ impl Template {
         let end = upto(pos, b" \"")?;
         let bytes = bytes(&line[pos..end]).ok()?;
         pos = end + 2;
-        let (end, escaped) = closing_quote(line, pos, b"\" \"")?;
-        if escaped {
-            return None;
-        }
+        let end = quoted(pos, b"\" \"")?;
         let referer = &line[pos..end];
         pos = end + 3;
-        let (end, escaped) = closing_quote(line, pos, b"\"")?;
-        if escaped {
-            return None;
-        }
+        let end = quoted(pos, b"\"")?;
         let user_agent = &line[pos..end];
         // Built in one piece, in place (`Request::set_request_line`'s
         // reading of the request line).

@@ -400,18 +400,17 @@ impl Report {
             || {
                 let mut totals = ViolationTotals::default();
                 let mut not_counted: BTreeMap<String, u64> = BTreeMap::new();
-                if left_out_identities.is_empty() {
-                    for v in violations.iter_unordered() {
-                        totals.add(v.kind());
-                    }
-                } else {
-                    for v in violations.iter_unordered() {
-                        match left_out_identities.get(v.crawler()) {
-                            Some(category) => {
-                                *not_counted.entry((*category).to_string()).or_default() += 1
-                            }
-                            None => totals.add(v.kind()),
+                // No identity left out (the usual case): no row is hashed.
+                let any_left_out = !left_out_identities.is_empty();
+                for v in violations.iter_unordered() {
+                    match any_left_out
+                        .then(|| left_out_identities.get(v.crawler()))
+                        .flatten()
+                    {
+                        Some(category) => {
+                            *not_counted.entry((*category).to_string()).or_default() += 1
                         }
+                        None => totals.add(v.kind()),
                     }
                 }
                 (totals, not_counted)
