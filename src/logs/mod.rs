@@ -4,8 +4,9 @@
 //! - [`Format`] names a line format; [`Format::Auto`] detects it per file
 //!   from its first lines ([`detect`]).
 //! - [`Request`] is one parsed line, borrowing from the log's bytes.
-//! - [`read_input`] reads one file (in 64 MiB windows split into
-//!   newline-aligned chunks parsed in parallel, or a compressed/stdin stream
+//! - [`read_input`] reads one file (in 32 MiB windows split into
+//!   newline-aligned chunks parsed in parallel, two windows in flight so
+//!   that no worker waits at a window's end, or a compressed/stdin stream
 //!   decompressed on one thread while the blocks are parsed in parallel)
 //!   into [`Sink`]s, and accounts for every line in a [`FileReport`].
 //!

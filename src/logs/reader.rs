@@ -1,9 +1,12 @@
 //! Reading one log input, in parallel, accounting for every line.
 //!
-//! Plain files are read in 64 MiB windows (on Linux mapped, see
-//! `mapped`; elsewhere read with `pread`, in pieces in parallel, into one
-//! reused buffer) split into newline-aligned chunks that rayon parses in
-//! parallel; a file truncated during the run is a fault, not a crash.
+//! Plain files are read in 32 MiB windows (on Linux mapped, see
+//! `mapped`; elsewhere read with `pread`, in pieces in parallel, into a
+//! reused buffer) split into newline-aligned chunks that worker threads
+//! parse in parallel, two windows in flight: the next window's chunks are
+//! handed out while the last ones of this one are parsed, and a window is
+//! unmapped by the reading thread while the workers parse the next; a file
+//! truncated during the run is a fault, not a crash.
 //! Compressed files (gzip, zstd and bzip2, recognised by their
 //! first bytes; multi-member, multi-frame and multi-stream too) and standard
 //! input are read as a stream: one thread reads and decompresses into
@@ -481,9 +484,10 @@ fn stdin_closed() -> Option<&'static str> {
 
 /// Plain files are read this much at a time, so that the resident set does
 /// not grow with the file: each window is mapped (on Linux; elsewhere read
-/// in pieces in parallel into one reused buffer), then its chunks are
-/// parsed in parallel.
-const WINDOW: usize = 64 << 20;
+/// in pieces in parallel into a reused buffer), then its chunks are parsed
+/// in parallel, two windows at most in flight ([`read_windows`]): as much
+/// mapped at once as one window of 64 MiB before the reading was pipelined.
+const WINDOW: usize = 32 << 20;
 
 /// A window is read in pieces of this size, one rayon task each, so that
 /// copying from the page cache is spread over the cores as parsing is.
@@ -562,8 +566,9 @@ enum Window {
     /// Mapped from the file; parsed where it lies.
     #[cfg(target_os = "linux")]
     Mapped(mapped::Mapped),
-    /// Read into the buffer given to [`Window::read`].
-    Read,
+    /// Read into a buffer of its own (the one given to [`Window::read`],
+    /// taken).
+    Read(Vec<u8>),
 }
 
 impl Window {
@@ -587,21 +592,22 @@ impl Window {
             return Ok(Window::Mapped(mapped));
         }
         read_window(file, offset, len, buf)?;
-        Ok(Window::Read)
+        Ok(Window::Read(std::mem::take(buf)))
     }
 
-    /// The window's bytes (`buf` is the buffer given to [`Window::read`]).
-    fn bytes<'a>(&'a self, buf: &'a [u8]) -> &'a [u8] {
+    /// The window's bytes.
+    fn bytes(&self) -> &[u8] {
         match self {
             #[cfg(target_os = "linux")]
             Window::Mapped(mapped) => mapped.bytes(),
-            Window::Read => buf,
+            Window::Read(data) => data,
         }
     }
 
-    /// The file (of which the window ends at byte `end`) was cut inside
-    /// the window while it was mapped: its bytes from there on are zeros,
-    /// not the file's. A read window is the file's whatever came after.
+    /// The file was cut inside the window while it was mapped (before byte
+    /// `end` of the file, where the window's bytes that count end): its
+    /// bytes from there on are zeros, not the file's. A read window is the
+    /// file's whatever came after.
     fn cut_short(&self, file: &File, end: u64) -> bool {
         match self {
             #[cfg(target_os = "linux")]
@@ -611,7 +617,7 @@ impl Window {
                 // page's tail now reads as zeros too.
                 mapped.cut_short() || file.metadata().is_ok_and(|m| m.len() < end)
             }
-            Window::Read => {
+            Window::Read(_) => {
                 let _ = (file, end);
                 false
             }
@@ -736,91 +742,243 @@ where
         return read_stream(file, report, &options, make_sink);
     }
     report.format = format.to_string();
-    let mut state = format.compile().expect("formats were validated when given");
+    let state = format.compile().expect("formats were validated when given");
+    read_windows(path, &file, len, window, report, state, options, make_sink)
+}
+
+/// A window being parsed: its bytes, where it lies in the file, where its
+/// whole lines end, and its chunks (numbered from `first`).
+struct InFlight {
+    window: Arc<Window>,
+    offset: u64,
+    want: usize,
+    end: usize,
+    first: usize,
+    chunks: usize,
+}
+
+/// Says, when its worker unwinds (a panic), that the worker's chunk will
+/// never come, so that the reader does not wait for it.
+struct Unwinding<'a, T>(&'a mpsc::Sender<Option<T>>);
+
+impl<T> Drop for Unwinding<'_, T> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let _ = self.0.send(None);
+        }
+    }
+}
+
+/// One chunk for a worker: its number, its window, its bounds in the
+/// window, and the parser state at its start.
+type Job = (usize, Arc<Window>, (usize, usize), Compiled);
+
+/// Reads the windows of a plain file (`read_plain`, once the format is
+/// known), pipelined: this thread maps a window and hands its chunks to
+/// the workers while they parse the one before, so no worker waits at a
+/// window's end for the others, or for the window to be unmapped (this
+/// thread unmaps it, while they parse the next). Two windows are in
+/// flight at most; each is accepted in file order once its chunks are
+/// parsed and it was not cut short meanwhile.
+#[allow(clippy::too_many_arguments)]
+fn read_windows<S, F>(
+    path: &Path,
+    file: &File,
+    len: u64,
+    window: usize,
+    mut report: FileReport,
+    mut state: Compiled,
+    options: &ReadOptions,
+    make_sink: &F,
+) -> (Vec<S>, FileReport)
+where
+    S: Sink,
+    F: Fn() -> S + Sync,
+{
+    let workers = rayon::current_num_threads().max(1);
+    let (jobs, job_rx) = mpsc::channel::<Job>();
+    let job_rx = Mutex::new(job_rx);
+    // A parsed chunk, or `None`: a worker panicked (its chunk never comes).
+    let (done_tx, done) = mpsc::channel::<Option<(usize, S, Counts)>>();
     let mut sinks = Vec::new();
-    let mut offset = 0u64;
-    while offset < len {
-        let want = (len - offset).min(window as u64) as usize;
-        let source = match Window::read(&file, offset, want, &mut buf) {
-            Ok(source) => source,
-            Err(e) => {
-                report.fault = Some(window_fault(path, &file, offset, want, e));
-                break;
-            }
-        };
-        let data = source.bytes(&buf);
-        let at_end = offset + data.len() as u64 == len;
-        // Whole lines only, unless the file ends here; a line longer than
-        // the window is counted and skipped.
-        let end = if at_end {
-            data.len()
-        } else {
-            match memchr::memrchr(b'\n', data) {
-                Some(nl) => nl + 1,
-                None => {
-                    if source.cut_short(&file, offset + want as u64) {
-                        report.fault =
-                            Some(window_fault(path, &file, offset, want, WindowError::Shrank));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let done_tx = done_tx.clone();
+            let job_rx = &job_rx;
+            scope.spawn(move || {
+                let _unwinding = Unwinding(&done_tx);
+                loop {
+                    let next = job_rx.lock().map(|r| r.recv());
+                    let Ok(Ok((index, window, (start, end), mut parser))) = next else {
                         break;
-                    }
-                    // A line longer than the window (so than MAX_LINE):
-                    // count it and skip to its end, window by window.
-                    let counts = one_too_long(data);
-                    let mut next = offset + want as u64;
-                    let end = loop {
-                        if next >= len {
-                            break len;
-                        }
-                        let want = (len - next).min(window as u64) as usize;
-                        match read_window(&file, next, want, &mut buf) {
-                            Ok(()) => match memchr::memchr(b'\n', &buf) {
-                                Some(nl) => break next + nl as u64 + 1,
-                                None => next += want as u64,
-                            },
-                            Err(e) => {
-                                report.fault = Some(window_fault(path, &file, next, want, e));
-                                break next;
-                            }
-                        }
                     };
-                    merge(&mut report, [counts]);
-                    report.bytes += end - offset;
-                    offset = end;
-                    if report.fault.is_some() {
+                    let mut sink = make_sink();
+                    let counts = parse_chunk(&window.bytes()[start..end], &mut parser, &mut sink);
+                    // The window is unmapped by the reader, not here.
+                    drop(window);
+                    sink.finish();
+                    if done_tx.send(Some((index, sink, counts))).is_err() {
                         break;
                     }
-                    continue;
+                }
+            });
+        }
+        drop(done_tx);
+        // Parsed chunks not yet accepted, by number.
+        let mut parsed: BTreeMap<usize, (S, Counts)> = BTreeMap::new();
+        let mut in_flight: std::collections::VecDeque<InFlight> = Default::default();
+        // The buffer of the windows read, not mapped, and of the skipped
+        // parts of an over-long line.
+        let mut buf = Vec::new();
+        let mut next_chunk = 0usize;
+        let mut offset = 0u64;
+        // Accepts the oldest window once its chunks are parsed: its
+        // chunks' sinks and counts, in order; a window cut short while it
+        // was parsed is a fault instead (what it read is not the file's).
+        let mut retire = |report: &mut FileReport, buf: &mut Vec<u8>, w: InFlight| {
+            let chunks = w.first..w.first + w.chunks;
+            while !chunks.clone().all(|i| parsed.contains_key(&i)) {
+                match done.recv() {
+                    Ok(Some((i, sink, counts))) => {
+                        parsed.insert(i, (sink, counts));
+                    }
+                    // Unwinding here drops the jobs: the other workers
+                    // stop, and the scope ends.
+                    _ => panic!("a worker reading {} panicked", path.display()),
                 }
             }
+            let taken: Vec<(S, Counts)> = chunks.filter_map(|i| parsed.remove(&i)).collect();
+            // The lines it used must still be in the file: the next
+            // window may be parsed (and the file cut) by now, after this
+            // one's lines were read whole.
+            if w.window.cut_short(file, w.offset + w.end as u64) {
+                report.fault = Some(window_fault(
+                    path,
+                    file,
+                    w.offset,
+                    w.want,
+                    WindowError::Shrank,
+                ));
+                return false;
+            }
+            let (window_sinks, counts): (Vec<S>, Vec<Counts>) = taken.into_iter().unzip();
+            sinks.extend(window_sinks);
+            merge(report, counts);
+            report.bytes += w.end as u64;
+            // The last reference: the window is unmapped here, while the
+            // workers parse the next one (a read window's buffer is kept).
+            if let Ok(Window::Read(data)) = Arc::try_unwrap(w.window) {
+                *buf = data;
+            }
+            true
         };
-        let data = &data[..end];
-        let bounds = chunk_bounds(data, options.chunk_size);
-        let states = w3c_states(data, &bounds, &state);
-        if state.is_w3c() {
-            apply_directives(data, &mut state);
+        'windows: while offset < len {
+            if in_flight.len() >= 2 {
+                let oldest = in_flight.pop_front().expect("two in flight");
+                if !retire(&mut report, &mut buf, oldest) {
+                    break;
+                }
+                continue;
+            }
+            let want = (len - offset).min(window as u64) as usize;
+            let source = match Window::read(file, offset, want, &mut buf) {
+                Ok(source) => source,
+                Err(e) => {
+                    // The windows before come first: one of them may have
+                    // been cut short, the earlier fault.
+                    while let Some(w) = in_flight.pop_front() {
+                        if !retire(&mut report, &mut buf, w) {
+                            break 'windows;
+                        }
+                    }
+                    report.fault = Some(window_fault(path, file, offset, want, e));
+                    break;
+                }
+            };
+            let data = source.bytes();
+            let at_end = offset + data.len() as u64 == len;
+            // Whole lines only, unless the file ends here; a line longer
+            // than the window is counted and skipped.
+            let end = if at_end {
+                data.len()
+            } else if let Some(nl) = memchr::memrchr(b'\n', data) {
+                nl + 1
+            } else {
+                // Skipped in order: the windows before are accepted first.
+                let head = one_too_long(data);
+                let cut = source.cut_short(file, offset + want as u64);
+                drop(source);
+                while let Some(w) = in_flight.pop_front() {
+                    if !retire(&mut report, &mut buf, w) {
+                        break 'windows;
+                    }
+                }
+                if cut {
+                    report.fault =
+                        Some(window_fault(path, file, offset, want, WindowError::Shrank));
+                    break;
+                }
+                // A line longer than the window (so than MAX_LINE): count
+                // it and skip to its end, window by window.
+                let mut next = offset + want as u64;
+                let end = loop {
+                    if next >= len {
+                        break len;
+                    }
+                    let want = (len - next).min(window as u64) as usize;
+                    match read_window(file, next, want, &mut buf) {
+                        Ok(()) => match memchr::memchr(b'\n', &buf) {
+                            Some(nl) => break next + nl as u64 + 1,
+                            None => next += want as u64,
+                        },
+                        Err(e) => {
+                            report.fault = Some(window_fault(path, file, next, want, e));
+                            break next;
+                        }
+                    }
+                };
+                merge(&mut report, [head]);
+                report.bytes += end - offset;
+                offset = end;
+                if report.fault.is_some() {
+                    break;
+                }
+                continue;
+            };
+            let lines = &data[..end];
+            let bounds = chunk_bounds(lines, options.chunk_size);
+            let states = w3c_states(lines, &bounds, &state);
+            if state.is_w3c() {
+                apply_directives(lines, &mut state);
+            }
+            let source = Arc::new(source);
+            let first = next_chunk;
+            for (&bound, parser) in bounds.iter().zip(states) {
+                // The workers outlive this loop: a send cannot fail.
+                let _ = jobs.send((next_chunk, source.clone(), bound, parser));
+                next_chunk += 1;
+            }
+            in_flight.push_back(InFlight {
+                window: source,
+                offset,
+                want,
+                end,
+                first,
+                chunks: bounds.len(),
+            });
+            offset += end as u64;
         }
-        let results: Vec<(S, Counts)> = bounds
-            .par_iter()
-            .zip(states)
-            .map(|(&(start, end), mut parser)| {
-                let mut sink = make_sink();
-                let counts = parse_chunk(&data[start..end], &mut parser, &mut sink);
-                sink.finish();
-                (sink, counts)
-            })
-            .collect();
-        if source.cut_short(&file, offset + want as u64) {
-            // The file ended inside the window while it was parsed: what
-            // was read from it is not the file's; the lines before it are.
-            report.fault = Some(window_fault(path, &file, offset, want, WindowError::Shrank));
-            break;
+        if report.fault.is_none() {
+            while let Some(w) = in_flight.pop_front() {
+                if !retire(&mut report, &mut buf, w) {
+                    break;
+                }
+            }
         }
-        let (window_sinks, counts): (Vec<S>, Vec<Counts>) = results.into_iter().unzip();
-        sinks.extend(window_sinks);
-        merge(&mut report, counts);
-        report.bytes += end as u64;
-        offset += end as u64;
-    }
+        // The workers finish what they were given and stop; what is left
+        // in flight after a fault is dropped.
+        drop(jobs);
+    });
     (sinks, report)
 }
 

@@ -566,9 +566,20 @@ fn read_as_opened(
     len: u64,
     window: usize,
 ) -> (Vec<(Vec<u8>, u16, i64)>, FileReport) {
+    read_windowed(path, len, window, Format::Auto, 4096)
+}
+
+/// [`read_as_opened`] in `format`, in chunks of `chunk` bytes.
+fn read_windowed(
+    path: &std::path::Path,
+    len: u64,
+    window: usize,
+    format: Format,
+    chunk: usize,
+) -> (Vec<(Vec<u8>, u16, i64)>, FileReport) {
     let options = ReadOptions {
-        format: Format::Auto,
-        chunk_size: 4096,
+        format,
+        chunk_size: chunk,
     };
     let report = FileReport {
         path: path.display().to_string(),
@@ -728,6 +739,113 @@ fn windows_of_any_size_read_the_same() {
         let (got, r) = read_as_opened(&path, text.len() as u64, window);
         assert_eq!(got, whole, "window {window}");
         assert_eq!((r.lines, r.bytes, r.fault), (3000, text.len() as u64, None));
+    }
+}
+
+#[test]
+fn many_windows_in_flight_read_as_one_window_does() {
+    // Many windows, several in flight, each of many chunks, with bad lines
+    // among them (and, in windows of more than MAX_LINE, a line longer
+    // than the window): the requests come in file order, and the bad lines
+    // are counted and sampled at their line numbers in the file, as one
+    // window reads them.
+    let bad_at = |i: usize| i % 997 == 5;
+    let text = |long: Option<usize>| {
+        let mut text = String::new();
+        for i in 0..6000 {
+            if Some(i) == long {
+                text.push_str(&"x".repeat(MAX_LINE + 10));
+                text.push('\n');
+            } else if bad_at(i) {
+                text.push_str(&format!("garbage line {i}\n"));
+            } else {
+                text.push_str(&line(i));
+            }
+        }
+        text
+    };
+    let read_with = |path: &std::path::Path, len: u64, window: usize, chunk: usize| {
+        read_windowed(path, len, window, Format::Combined, chunk)
+    };
+    // (the over-long line's number, the (window, chunk) sizes read with)
+    let cases = [
+        (None, &[(4096, 1), (10_000, 512), (65_536, 4096)][..]),
+        (Some(3001), &[(MAX_LINE, 4096), (MAX_LINE + 12_345, 1)]),
+    ];
+    for (long, windows) in cases {
+        let text = text(long);
+        let path = temp("many-windows.log", text.as_bytes());
+        let len = text.len() as u64;
+        let (whole, one) = read_with(&path, len, len as usize, 1 << 30);
+        let mut bad: Vec<u64> = (0..6000)
+            .filter(|&i| bad_at(i) || Some(i) == long)
+            .map(|i| i as u64 + 1)
+            .collect();
+        bad.sort_unstable();
+        assert_eq!(
+            (one.lines, one.bad, one.fault.as_deref()),
+            (6000, bad.len() as u64, None)
+        );
+        assert_eq!(one.samples.iter().map(|s| s.line).collect::<Vec<_>>(), bad);
+        for &(window, chunk) in windows {
+            let (got, r) = read_with(&path, len, window, chunk);
+            let what = format!("long line {long:?}, window {window}, chunk {chunk}");
+            assert!(got == whole, "{what}");
+            assert_eq!(
+                (
+                    r.lines,
+                    r.bytes,
+                    r.bad,
+                    &r.bad_by_reason,
+                    &r.samples,
+                    &r.fault
+                ),
+                (
+                    one.lines,
+                    one.bytes,
+                    one.bad,
+                    &one.bad_by_reason,
+                    &one.samples,
+                    &one.fault
+                ),
+                "{what}"
+            );
+        }
+    }
+}
+
+/// A sink that panics on the line whose target is `at`.
+struct PanicAt(Vec<u8>);
+
+impl Sink for PanicAt {
+    fn record(&mut self, r: &Request<'_>) {
+        assert!(r.target() != self.0, "a sink's own failure");
+    }
+}
+
+#[test]
+fn a_worker_that_panics_ends_the_read_with_a_panic_not_a_hang() {
+    // The reader waits for each window's chunks in order: a chunk that
+    // never comes (its worker panicked) must not be waited for.
+    let text: String = (0..3000).map(line).collect();
+    let path = temp("panics.log", text.as_bytes());
+    let len = text.len() as u64;
+    for at in [5, 1500, 2999] {
+        let options = ReadOptions {
+            format: Format::Auto,
+            chunk_size: 4096,
+        };
+        let report = FileReport {
+            path: path.display().to_string(),
+            ..FileReport::default()
+        };
+        let file = File::open(&path).unwrap();
+        let target = format!("/p{at}?x=1").into_bytes();
+        let make = || PanicAt(target.clone());
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            read_plain(&path, file, len, 16 << 10, report, &options, &make)
+        }));
+        assert!(read.is_err(), "line {at}");
     }
 }
 
