@@ -70,7 +70,10 @@ def case(name, old, new, args, tmp: pathlib.Path, state=None):
         sa, sb = tmp / f"{state}-old.state", tmp / f"{state}-new.state"
         if sa.exists() != sb.exists() or (sa.exists() and sa.read_bytes() != sb.read_bytes()):
             problems.append("state differs")
-    print(f"{'same' if not problems else 'DIFF'} {name}" + (f": {'; '.join(problems)}" if problems else ""))
+    # A run that fails in both builds compares equal: say so, so that a
+    # case that never ran cannot pass for one that matched.
+    failed = f" (both exit {ca}, {'no report' if not oa.exists() else 'report written'})" if ca == cb and ca != 0 else ""
+    print(f"{'same' if not problems else 'DIFF'} {name}{failed}" + (f": {'; '.join(problems)}" if problems else ""))
     return not problems
 
 
@@ -81,6 +84,10 @@ def main():
     ap.add_argument("--data", default=str(pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "data"))
     ap.add_argument("--case", nargs=2, action="append", default=[], metavar=("LOG", "SNAPSHOT"))
     a = ap.parse_args()
+    for log, snap in a.case:
+        for p in (log, snap):
+            if not pathlib.Path(p).exists():
+                sys.exit(f"compare_runs: {p} does not exist (relative paths are taken from {pathlib.Path.cwd()})")
     ok = True
     with tempfile.TemporaryDirectory(prefix="crawlaudit-compare-") as t:
         tmp = pathlib.Path(t)
