@@ -213,6 +213,14 @@ fn w3c_fields_carry_across_chunks_and_blocks() {
         );
         assert_eq!(got.last().unwrap().0, b"/last?q=1");
     }
+    // In windows of a few lines each, several in flight: the directive is
+    // carried from window to window, in order.
+    let (whole, _) = read(&plain, 1 << 20);
+    for window in [4096, 10_000] {
+        let (got, r) = read_windowed(&plain, text.len() as u64, window, Format::Auto, 1000);
+        assert_eq!((r.directives, r.bad), (3, 249), "window {window}");
+        assert!(got == whole, "window {window}");
+    }
     let (got, r) = read(&temp("iis.log.gz", &gzip(text.as_bytes())), 1);
     assert_eq!((r.directives, r.bad), (3, 249));
     assert_eq!(got.last().unwrap().0, b"/last?q=1");
