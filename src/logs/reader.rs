@@ -1264,6 +1264,7 @@ where
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
+                yield_to_reader();
                 loop {
                     let next = rx.lock().map(|r| r.recv());
                     let Ok(Ok((index, block, len, mut parser))) = next else {
@@ -1384,6 +1385,19 @@ where
     report.fault = fault;
     merge(&mut report, counts);
     (sinks, report)
+}
+
+/// Lowers the calling worker thread's priority a little (Linux: threads
+/// have nice values of their own), so that the thread that decompresses
+/// runs whenever it has a block to fill: it shares the cores with the
+/// workers, and a worker that runs while it waits only runs out of blocks
+/// sooner.
+fn yield_to_reader() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: `nice` changes only the calling thread's priority.
+    unsafe {
+        libc::nice(3);
+    }
 }
 
 /// The input buffer of the CSV reader.
