@@ -12,6 +12,18 @@ benchmark's generated logs, for instance).
     python3 scripts/compare_runs.py OLD NEW [--data ../shared/data]
         [--case LOG SNAPSHOT]...
 
+Relative paths are taken from the current directory (`--data` defaults to
+the `shared/data` beside the repository): run it from the directory that
+holds the --case files, or give them absolute paths, e.g. from the
+benchmarks' directory:
+
+    cd ~/bench-data && python3 /path/to/scripts/compare_runs.py OLD NEW \
+        --case combined-256M-1.log snapshot \
+        --case vhost-10000-256M-1.log snapshot-10000
+
+A --case file that does not exist stops the script; a case that fails in
+both builds is printed as "same (both exit N, ...)".
+
 Exit 1 when any output differs.
 """
 import argparse
