@@ -832,53 +832,59 @@ where
         let mut buf = Vec::new();
         let mut next_chunk = 0usize;
         let mut offset = 0u64;
-        // Accepts the oldest window once its chunks are parsed: its
-        // chunks' sinks and counts, in order; a window cut short while it
-        // was parsed is a fault instead (what it read is not the file's).
-        let mut retire = |report: &mut FileReport, buf: &mut Vec<u8>, w: InFlight| {
-            let chunks = w.first..w.first + w.chunks;
-            while !chunks.clone().all(|i| parsed.contains_key(&i)) {
-                match done.recv() {
-                    Ok(Some((i, sink, counts))) => {
-                        parsed.insert(i, (sink, counts));
+        // Accepts the oldest windows, until `keep` are left in flight, once
+        // their chunks are parsed: their chunks' sinks and counts, in
+        // order. A window cut short while it was parsed is a fault instead
+        // (what it read is not the file's): false, and no window after it
+        // is accepted.
+        let mut retire = |report: &mut FileReport,
+                          buf: &mut Vec<u8>,
+                          in_flight: &mut std::collections::VecDeque<InFlight>,
+                          keep: usize| {
+            while in_flight.len() > keep {
+                let w = in_flight.pop_front().expect("more than `keep` in flight");
+                let chunks = w.first..w.first + w.chunks;
+                while !chunks.clone().all(|i| parsed.contains_key(&i)) {
+                    match done.recv() {
+                        Ok(Some((i, sink, counts))) => {
+                            parsed.insert(i, (sink, counts));
+                        }
+                        // Unwinding here drops the jobs: the other workers
+                        // stop, and the scope ends.
+                        _ => panic!("a worker reading {} panicked", path.display()),
                     }
-                    // Unwinding here drops the jobs: the other workers
-                    // stop, and the scope ends.
-                    _ => panic!("a worker reading {} panicked", path.display()),
                 }
-            }
-            let taken: Vec<(S, Counts)> = chunks.filter_map(|i| parsed.remove(&i)).collect();
-            // The lines it used must still be in the file: the next
-            // window may be parsed (and the file cut) by now, after this
-            // one's lines were read whole.
-            if w.window.cut_short(file, w.offset + w.end as u64) {
-                report.fault = Some(window_fault(
-                    path,
-                    file,
-                    w.offset,
-                    w.want,
-                    WindowError::Shrank,
-                ));
-                return false;
-            }
-            let (window_sinks, counts): (Vec<S>, Vec<Counts>) = taken.into_iter().unzip();
-            sinks.extend(window_sinks);
-            merge(report, counts);
-            report.bytes += w.end as u64;
-            // The last reference: the window is unmapped here, while the
-            // workers parse the next one (a read window's buffer is kept).
-            if let Ok(Window::Read(data)) = Arc::try_unwrap(w.window) {
-                *buf = data;
+                let taken: Vec<(S, Counts)> = chunks.filter_map(|i| parsed.remove(&i)).collect();
+                // The lines it used must still be in the file: the next
+                // window may be parsed (and the file cut) by now, after this
+                // one's lines were read whole.
+                if w.window.cut_short(file, w.offset + w.end as u64) {
+                    report.fault = Some(window_fault(
+                        path,
+                        file,
+                        w.offset,
+                        w.want,
+                        WindowError::Shrank,
+                    ));
+                    return false;
+                }
+                let (window_sinks, counts): (Vec<S>, Vec<Counts>) = taken.into_iter().unzip();
+                sinks.extend(window_sinks);
+                merge(report, counts);
+                report.bytes += w.end as u64;
+                // The last reference: the window is unmapped here, while the
+                // workers parse the next one (a read window's buffer is kept).
+                if let Ok(Window::Read(data)) = Arc::try_unwrap(w.window) {
+                    *buf = data;
+                }
             }
             true
         };
-        'windows: while offset < len {
-            if in_flight.len() >= 2 {
-                let oldest = in_flight.pop_front().expect("two in flight");
-                if !retire(&mut report, &mut buf, oldest) {
-                    break;
-                }
-                continue;
+        while offset < len {
+            // Two windows in flight at most: the older is accepted before
+            // another is mapped.
+            if !retire(&mut report, &mut buf, &mut in_flight, 1) {
+                break;
             }
             let want = (len - offset).min(window as u64) as usize;
             let source = match Window::read(file, offset, want, &mut buf) {
@@ -886,12 +892,9 @@ where
                 Err(e) => {
                     // The windows before come first: one of them may have
                     // been cut short, the earlier fault.
-                    while let Some(w) = in_flight.pop_front() {
-                        if !retire(&mut report, &mut buf, w) {
-                            break 'windows;
-                        }
+                    if retire(&mut report, &mut buf, &mut in_flight, 0) {
+                        report.fault = Some(window_fault(path, file, offset, want, e));
                     }
-                    report.fault = Some(window_fault(path, file, offset, want, e));
                     break;
                 }
             };
@@ -908,10 +911,8 @@ where
                 let head = one_too_long(data);
                 let cut = source.cut_short(file, offset + want as u64);
                 drop(source);
-                while let Some(w) = in_flight.pop_front() {
-                    if !retire(&mut report, &mut buf, w) {
-                        break 'windows;
-                    }
+                if !retire(&mut report, &mut buf, &mut in_flight, 0) {
+                    break;
                 }
                 if cut {
                     report.fault =
@@ -969,11 +970,7 @@ where
             offset += end as u64;
         }
         if report.fault.is_none() {
-            while let Some(w) = in_flight.pop_front() {
-                if !retire(&mut report, &mut buf, w) {
-                    break;
-                }
-            }
+            retire(&mut report, &mut buf, &mut in_flight, 0);
         }
         // The workers finish what they were given and stop; what is left
         // in flight after a fault is dropped.
