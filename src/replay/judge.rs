@@ -269,6 +269,21 @@ pub fn replay_parts<'b>(
     Ok(replay_kept(ctx, kept.into_iter(), n))
 }
 
+/// Adds a chunk's `activity` to the one `map` holds under `key`, or keeps
+/// it there (the chunks come in file order).
+fn add_activity<K: std::hash::Hash + Eq>(
+    map: &mut HashMap<K, Activity>,
+    key: K,
+    activity: Activity,
+) {
+    match map.entry(key) {
+        std::collections::hash_map::Entry::Occupied(mut kept) => kept.get_mut().merge(activity),
+        std::collections::hash_map::Entry::Vacant(slot) => {
+            slot.insert(activity);
+        }
+    }
+}
+
 /// Judges the chunks' parts, `n` of them, in file order.
 fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> Outcome {
     let mut counts = Counts::default();
@@ -309,21 +324,12 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
             let (host, host_id, identity, mut activity) = charged.into_parts();
             activity.in_chunk(chunk);
             match host_id {
-                Some(id) => match by_id.get_mut(&(id, identity)) {
-                    Some(kept) => kept.merge(activity),
-                    None => {
-                        by_id.insert((id, identity), activity);
-                    }
-                },
-                None => {
-                    let identities = &mut by_host.entry(host).or_default().identities;
-                    match identities.get_mut(&identity) {
-                        Some(kept) => kept.merge(activity),
-                        None => {
-                            identities.insert(identity, activity);
-                        }
-                    }
-                }
+                Some(id) => add_activity(&mut by_id, (id, identity), activity),
+                None => add_activity(
+                    &mut by_host.entry(host).or_default().identities,
+                    identity,
+                    activity,
+                ),
             }
         }
         for (host, fetch) in kept.take_fetches() {
