@@ -1036,19 +1036,26 @@ impl<'c> Collector<'c> {
     /// The engine whose result page a Referer is, or whose landing marker
     /// the target carries.
     fn referred(&mut self, referer: &[u8], target: &[u8]) -> Option<Referred> {
-        let page = match hosts::short_key(referer) {
-            Some(key) => match self.referer_values.get(&key) {
-                Some(&page) => page,
-                None => {
-                    let page = self.referrer_page(referer);
-                    if self.referer_values.len() >= CHUNK_CACHE {
-                        self.referer_values.clear();
+        // A Referer of three bytes or fewer (`-`, most lines' value, or
+        // none) holds no `scheme://host`: it names no page, and is not
+        // looked up.
+        let page = if referer.len() <= 3 {
+            None
+        } else {
+            match hosts::short_key(referer) {
+                Some(key) => match self.referer_values.get(&key) {
+                    Some(&page) => page,
+                    None => {
+                        let page = self.referrer_page(referer);
+                        if self.referer_values.len() >= CHUNK_CACHE {
+                            self.referer_values.clear();
+                        }
+                        self.referer_values.insert(key, page);
+                        page
                     }
-                    self.referer_values.insert(key, page);
-                    page
-                }
-            },
-            None => self.referrer_page(referer),
+                },
+                None => self.referrer_page(referer),
+            }
         };
         match page {
             Some(i) => Some(Referred::Page(i)),

@@ -1536,3 +1536,33 @@ fn a_fetcher_for_a_person_from_outside_its_ranges_is_no_excuse() {
         .collect();
     assert_eq!(excused, [("ChatGPT-User", 1)]);
 }
+
+/// `Collector::referred` does not look up a Referer of three bytes or
+/// fewer (`-`, the common value): none of them names a host, whatever its
+/// bytes (every value of up to three bytes over the bytes that shape a
+/// URL, and some that are not text).
+#[test]
+fn no_referer_of_three_bytes_or_fewer_names_a_host() {
+    let alphabet: &[u8] = b":/-@a.G \t\xff";
+    let mut values: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..3 {
+        let longer: Vec<Vec<u8>> = values
+            .iter()
+            .filter(|v| v.len() == values.last().map_or(0, Vec::len))
+            .flat_map(|v| {
+                alphabet.iter().map(move |&b| {
+                    let mut w = v.clone();
+                    w.push(b);
+                    w
+                })
+            })
+            .collect();
+        values.extend(longer);
+    }
+    assert_eq!(values.len(), 1 + 10 + 100 + 1000);
+    for v in &values {
+        assert_eq!(referer_host(v), None, "{:?}", String::from_utf8_lossy(v));
+    }
+    // Four bytes may: the shortcut's bound is tight.
+    assert_eq!(referer_host(b"://a").as_deref(), Some("a"));
+}
