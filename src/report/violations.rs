@@ -503,10 +503,76 @@ fn put_int(out: &mut Vec<u8>, v: impl itoa::Integer) {
     out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
+/// A run of a row's cells with what separates them, written once and
+/// copied after: keyed by the cells' texts (where each is, and its
+/// length, as [`Written`] keys one) and values. A row's host and crawler,
+/// or its status, rule, line, version and detail, repeat from row to row;
+/// one copy of the run replaces a dozen of its pieces. Direct-mapped: a
+/// slot holds the last run that fell in it.
+struct Fused {
+    slots: Vec<([usize; FUSED_KEY], u32, u32)>,
+    bytes: Vec<u8>,
+}
+
+/// Words of a [`Fused`] key.
+const FUSED_KEY: usize = 8;
+
+/// Slots of a [`Fused`] (a power of two).
+const FUSED_SLOTS: usize = 256;
+
+/// A key word for no value (no text is at the last address).
+const ABSENT: usize = usize::MAX;
+
+impl Fused {
+    fn new() -> Self {
+        Fused {
+            // No slot is valid until written: its range is empty and its
+            // key one no run has (every word ABSENT, a run's first word
+            // being a text's address or a small number).
+            slots: vec![([ABSENT; FUSED_KEY], 0, 0); FUSED_SLOTS],
+            bytes: Vec::new(),
+        }
+    }
+
+    /// Appends the run `key` names, written by `write` the first time.
+    fn put(
+        &mut self,
+        out: &mut Vec<u8>,
+        key: [usize; FUSED_KEY],
+        write: impl FnOnce(&mut Vec<u8>),
+    ) {
+        let hash = key.iter().fold(0u64, |h, &w| {
+            (h ^ w as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        });
+        let slot = (hash >> 56) as usize & (FUSED_SLOTS - 1);
+        let (k, from, to) = &self.slots[slot];
+        if *k == key {
+            out.extend_from_slice(&self.bytes[*from as usize..*to as usize]);
+            return;
+        }
+        if self.bytes.len() > u32::MAX as usize / 2 {
+            self.bytes.clear();
+            self.slots.fill(([ABSENT; FUSED_KEY], 0, 0));
+        }
+        let from = self.bytes.len();
+        write(&mut self.bytes);
+        let to = self.bytes.len();
+        self.slots[slot] = (key, from as u32, to as u32);
+        out.extend_from_slice(&self.bytes[from..to]);
+    }
+}
+
+/// A text's words in a [`Fused`] key: where it is and its length.
+fn text_key(text: &str) -> [usize; 2] {
+    [text.as_ptr() as usize, text.len()]
+}
+
 /// Rows `start..start + n` of the table as text in `style`, byte for byte
 /// what the frame writers write of the same rows: times as RFC 3339 text
 /// (each run of equal times formatted once), repeated texts written once
-/// per block ([`Written`]).
+/// per block ([`Written`]), and the runs of cells rows repeat written once
+/// per block ([`Fused`]: from the host to the User-Agent, from the kind to
+/// the URL, from the status to the row's end).
 fn write_text_rows(
     table: &Violations,
     start: usize,
@@ -516,65 +582,50 @@ fn write_text_rows(
     who: &Who,
 ) {
     let b = &style.before;
-    let mut texts: Vec<Written> = (0..9).map(|_| Written::new()).collect();
-    let [
-        host,
-        crawler,
-        client,
-        kind,
-        method,
-        rule,
-        version,
-        detail,
-        agent,
-    ] = &mut texts[..]
-    else {
-        unreachable!("nine caches")
-    };
-    // The last crawler's category and operator, written.
-    let mut last_who: Option<(&str, Vec<u8>)> = None;
+    let text = style.text;
+    let (mut agent, mut client) = (Written::new(), Written::new());
+    let (mut crawler_run, mut method_run, mut rule_run) =
+        (Fused::new(), Fused::new(), Fused::new());
     let mut time: Option<(i64, Vec<u8>)> = None;
     for r in table.range(start..start + n) {
         out.extend_from_slice(&b[0]);
         match &time {
             Some((t, text)) if *t == r.time() => out.extend_from_slice(text),
             _ => {
-                let mut text = Vec::new();
-                (style.text)(&mut text, &time_text(r.time()));
-                out.extend_from_slice(&text);
-                time = Some((r.time(), text));
+                let mut written = Vec::new();
+                text(&mut written, &time_text(r.time()));
+                out.extend_from_slice(&written);
+                time = Some((r.time(), written));
             }
         }
-        out.extend_from_slice(&b[1]);
-        host.put(out, r.host(), style.text);
-        out.extend_from_slice(&b[2]);
-        crawler.put(out, r.crawler(), style.text);
-        match &last_who {
-            Some((c, _)) if std::ptr::eq(*c, r.crawler()) => {}
-            _ => {
-                let mut text = b[3].clone();
-                match who.get(r.crawler()) {
-                    Some((category, operator)) => {
-                        (style.text)(&mut text, category);
-                        text.extend_from_slice(&b[4]);
-                        match operator {
-                            Some(o) => (style.text)(&mut text, o),
-                            None => text.extend_from_slice(style.null),
-                        }
-                    }
-                    None => {
-                        text.extend_from_slice(style.null);
-                        text.extend_from_slice(&b[4]);
-                        text.extend_from_slice(style.null);
+        let (host, crawler) = (r.host(), r.crawler());
+        let [h, hl] = text_key(host);
+        let [c, cl] = text_key(crawler);
+        crawler_run.put(out, [h, hl, c, cl, 0, 0, 0, 0], |run| {
+            run.extend_from_slice(&b[1]);
+            text(run, host);
+            run.extend_from_slice(&b[2]);
+            text(run, crawler);
+            run.extend_from_slice(&b[3]);
+            match who.get(crawler) {
+                Some((category, operator)) => {
+                    text(run, category);
+                    run.extend_from_slice(&b[4]);
+                    match operator {
+                        Some(o) => text(run, o),
+                        None => run.extend_from_slice(style.null),
                     }
                 }
-                last_who = Some((r.crawler(), text));
+                None => {
+                    run.extend_from_slice(style.null);
+                    run.extend_from_slice(&b[4]);
+                    run.extend_from_slice(style.null);
+                }
             }
-        }
-        out.extend_from_slice(last_who.as_ref().map_or(&[][..], |(_, t)| t));
-        out.extend_from_slice(&b[5]);
+            run.extend_from_slice(&b[5]);
+        });
         match r.user_agent() {
-            Some(a) => agent.put(out, a, style.text),
+            Some(a) => agent.put(out, a, text),
             None => out.extend_from_slice(style.null),
         }
         out.extend_from_slice(&b[6]);
@@ -584,30 +635,51 @@ fn write_text_rows(
             None => style.null,
         });
         out.extend_from_slice(&b[7]);
-        client.put(out, r.client_ip(), style.text);
-        out.extend_from_slice(&b[8]);
-        kind.put(out, r.kind().as_str(), style.text);
-        out.extend_from_slice(&b[9]);
-        method.put(out, r.method(), style.text);
-        out.extend_from_slice(&b[10]);
-        (style.text)(out, r.url());
-        out.extend_from_slice(&b[11]);
-        put_int(out, i32::from(r.status()));
-        out.extend_from_slice(&b[12]);
-        rule.put(out, r.rule(), style.text);
-        out.extend_from_slice(&b[13]);
-        match r.rule_line() {
-            Some(line) => put_int(out, i64::from(line)),
-            None => out.extend_from_slice(style.null),
-        }
-        out.extend_from_slice(&b[14]);
-        match r.robots_version() {
-            Some(v) => version.put(out, v, style.text),
-            None => out.extend_from_slice(style.null),
-        }
-        out.extend_from_slice(&b[15]);
-        detail.put(out, r.detail(), style.text);
-        out.extend_from_slice(style.end);
+        client.put(out, r.client_ip(), text);
+        let (kind, method) = (r.kind(), r.method());
+        let [m, ml] = text_key(method);
+        method_run.put(out, [kind as usize, m, ml, 0, 0, 0, 0, 0], |run| {
+            run.extend_from_slice(&b[8]);
+            text(run, kind.as_str());
+            run.extend_from_slice(&b[9]);
+            text(run, method);
+            run.extend_from_slice(&b[10]);
+        });
+        text(out, r.url());
+        let (status, rule, line, version, detail) = (
+            r.status(),
+            r.rule(),
+            r.rule_line(),
+            r.robots_version(),
+            r.detail(),
+        );
+        let [ru, rl] = text_key(rule);
+        let [v, vl] = version.map_or([ABSENT, ABSENT], text_key);
+        let [d, dl] = text_key(detail);
+        let line_key = line.map_or(ABSENT, |l| l as usize);
+        rule_run.put(
+            out,
+            [usize::from(status), ru, rl, line_key, v, vl, d, dl],
+            |run| {
+                run.extend_from_slice(&b[11]);
+                put_int(run, i32::from(status));
+                run.extend_from_slice(&b[12]);
+                text(run, rule);
+                run.extend_from_slice(&b[13]);
+                match line {
+                    Some(line) => put_int(run, i64::from(line)),
+                    None => run.extend_from_slice(style.null),
+                }
+                run.extend_from_slice(&b[14]);
+                match version {
+                    Some(v) => text(run, v),
+                    None => run.extend_from_slice(style.null),
+                }
+                run.extend_from_slice(&b[15]);
+                text(run, detail);
+                run.extend_from_slice(style.end);
+            },
+        );
     }
 }
 
@@ -720,6 +792,75 @@ mod tests {
             .collect();
         let (ours, theirs) = ours_and_theirs(&nulls, 200);
         assert!(ours == theirs, "columns of nulls: the files differ");
+    }
+
+    /// `n` rows whose cells are shared texts of small pools (as a run's
+    /// table holds them: one text per host, crawler, rule), so that the
+    /// text writers' caches are hit as well as missed; the rows' keys go
+    /// far past the caches' slots.
+    fn shared_table(n: usize) -> Violations {
+        let pool = |k: usize, f: &dyn Fn(usize) -> String| -> Vec<Arc<str>> {
+            (0..k).map(|i| f(i).into()).collect()
+        };
+        let hosts = pool(7, &|i| format!("h{i}.example"));
+        let crawlers = pool(4, &|i| {
+            ["GPTBot", "Googlebot (unverified)", "x", "a,\"b\""][i].into()
+        });
+        let clients = pool(300, &|i| format!("192.0.2.{i}"));
+        let methods = pool(3, &|i| ["GET", "HEAD", "P\"O,ST"][i].into());
+        let rules = pool(23, &|i| format!("Disallow: /p/{i}"));
+        let versions = pool(3, &|i| format!("robots.txt@{i}"));
+        let details = pool(3, &|i| ["", "gap 1s < 10s", "line\nbreak"][i].into());
+        let agents = pool(5, &|i| format!("GPTBot/{i} (\"q\")"));
+        (0..n)
+            .map(|i| Violation {
+                time: 1_700_000_000_000_000_000 + (i as i64 / 5) * 1_000_000_000,
+                host: hosts[i % 7].clone(),
+                crawler: crawlers[i / 3 % 4].clone(),
+                verified: [None, Some(true), Some(false)][i % 3],
+                client_ip: clients[i * 7 % 300].clone(),
+                kind: ViolationKind::ALL[i / 2 % 4],
+                method: methods[i / 5 % 3].clone(),
+                url: format!("/p/{}", i % 101),
+                status: [200, 204, 503][i / 7 % 3],
+                rule: rules[i % 23].clone(),
+                rule_line: (i % 9 != 0).then_some(i as u32 % 61),
+                robots_version: (i % 5 != 0).then(|| versions[i / 11 % 3].clone()),
+                detail: details[i / 13 % 3].clone(),
+                user_agent: (i % 6 != 0).then(|| agents[i % 5].clone()),
+            })
+            .collect()
+    }
+
+    /// The CSV and NDJSON rows written from the table (its repeated texts
+    /// and runs of cells written once, [`Written`] and [`Fused`]) are the
+    /// rows the frame writers write of its frame, byte for byte: with
+    /// shared cells and with none, over blocks of rows, with missing
+    /// values, texts that need quoting or escaping, and a crawler `who`
+    /// does not name.
+    #[test]
+    fn text_rows_are_the_frame_writers_rows() {
+        for t in [
+            table(0),
+            table(1),
+            table_with_urls(3000, 700),
+            shared_table(1),
+            shared_table(20_000),
+        ] {
+            let df = super::super::tables::rfc3339_times(&frame(&t, &who()).unwrap()).unwrap();
+            let mut ours = Vec::new();
+            csv_text::write_header(&mut ours, &VIOLATION_COLUMNS).unwrap();
+            write_text(&mut ours, &t, &TextStyle::csv(), &who()).unwrap();
+            let mut theirs = Vec::new();
+            csv_text::write_csv(&mut theirs, &df).unwrap();
+            assert!(ours == theirs, "{} rows: the CSV differs", t.len());
+            let mut ours = Vec::new();
+            write_text(&mut ours, &t, &TextStyle::ndjson(), &who()).unwrap();
+            let mut theirs = Vec::new();
+            ndjson::write_ndjson(&mut theirs, &df).unwrap();
+            assert!(ours == theirs, "{} rows: the NDJSON differs", t.len());
+            assert_eq!(ours.iter().filter(|&&b| b == b'\n').count(), t.len());
+        }
     }
 
     #[test]
