@@ -456,95 +456,49 @@ impl TextStyle {
     }
 }
 
-/// A repeated text's cell, written once and copied after: keyed by where
-/// the text is (the table's texts are shared, so a host, crawler or rule
-/// is mostly one text however many rows name it) and its length; two
-/// texts at one place with one length are the same text while the table
-/// is borrowed. Direct-mapped: a slot holds the last text that fell in it.
-struct Written {
-    slots: Vec<(usize, usize, u32, u32)>,
+/// Appends a number's decimal text.
+fn put_int(out: &mut Vec<u8>, v: impl itoa::Integer) {
+    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+/// A repeated text's cell, or a run of a row's cells with what separates
+/// them, written once and copied after: keyed by `K` words, the cells'
+/// texts (where each is, and its length: the table's texts are shared, so
+/// a host, crawler or rule is mostly one text however many rows name it,
+/// and two texts at one place with one length are the same text while the
+/// table is borrowed) and values. A row's host and crawler, or its status,
+/// rule, line, version and detail, repeat from row to row; one copy of the
+/// run replaces a dozen of its pieces. Direct-mapped: a slot holds the
+/// last cell or run that fell in it.
+struct Written<const K: usize> {
+    slots: Vec<([usize; K], u32, u32)>,
     bytes: Vec<u8>,
 }
 
 /// Slots of a [`Written`] (a power of two).
 const WRITTEN_SLOTS: usize = 256;
 
-impl Written {
-    fn new() -> Self {
-        Written {
-            slots: vec![(0, usize::MAX, 0, 0); WRITTEN_SLOTS],
-            bytes: Vec::new(),
-        }
-    }
-
-    /// Appends `text` as `write` writes it.
-    fn put(&mut self, out: &mut Vec<u8>, text: &str, write: fn(&mut Vec<u8>, &str)) {
-        let at = text.as_ptr() as usize;
-        let slot = ((at >> 4) ^ (at >> 12) ^ text.len()) & (WRITTEN_SLOTS - 1);
-        let (a, len, from, to) = self.slots[slot];
-        if a == at && len == text.len() {
-            out.extend_from_slice(&self.bytes[from as usize..to as usize]);
-            return;
-        }
-        if self.bytes.len() > u32::MAX as usize / 2 {
-            self.bytes.clear();
-            self.slots.fill((0, usize::MAX, 0, 0));
-        }
-        let from = self.bytes.len();
-        write(&mut self.bytes, text);
-        let to = self.bytes.len();
-        self.slots[slot] = (at, text.len(), from as u32, to as u32);
-        out.extend_from_slice(&self.bytes[from..to]);
-    }
-}
-
-/// Appends a number's decimal text.
-fn put_int(out: &mut Vec<u8>, v: impl itoa::Integer) {
-    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
-}
-
-/// A run of a row's cells with what separates them, written once and
-/// copied after: keyed by the cells' texts (where each is, and its
-/// length, as [`Written`] keys one) and values. A row's host and crawler,
-/// or its status, rule, line, version and detail, repeat from row to row;
-/// one copy of the run replaces a dozen of its pieces. Direct-mapped: a
-/// slot holds the last run that fell in it.
-struct Fused {
-    slots: Vec<([usize; FUSED_KEY], u32, u32)>,
-    bytes: Vec<u8>,
-}
-
-/// Words of a [`Fused`] key.
-const FUSED_KEY: usize = 8;
-
-/// Slots of a [`Fused`] (a power of two).
-const FUSED_SLOTS: usize = 256;
-
 /// A key word for no value (no text is at the last address).
 const ABSENT: usize = usize::MAX;
 
-impl Fused {
+impl<const K: usize> Written<K> {
     fn new() -> Self {
-        Fused {
+        Written {
             // No slot is valid until written: its range is empty and its
-            // key one no run has (every word ABSENT, a run's first word
-            // being a text's address or a small number).
-            slots: vec![([ABSENT; FUSED_KEY], 0, 0); FUSED_SLOTS],
+            // key one no cell or run has (every word ABSENT, a key's first
+            // word being a text's address or a small number).
+            slots: vec![([ABSENT; K], 0, 0); WRITTEN_SLOTS],
             bytes: Vec::new(),
         }
     }
 
-    /// Appends the run `key` names, written by `write` the first time.
-    fn put(
-        &mut self,
-        out: &mut Vec<u8>,
-        key: [usize; FUSED_KEY],
-        write: impl FnOnce(&mut Vec<u8>),
-    ) {
+    /// Appends the cell or run `key` names, written by `write` the first
+    /// time.
+    fn put(&mut self, out: &mut Vec<u8>, key: [usize; K], write: impl FnOnce(&mut Vec<u8>)) {
         let hash = key.iter().fold(0u64, |h, &w| {
             (h ^ w as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
         });
-        let slot = (hash >> 56) as usize & (FUSED_SLOTS - 1);
+        let slot = (hash >> 56) as usize & (WRITTEN_SLOTS - 1);
         let (k, from, to) = &self.slots[slot];
         if *k == key {
             out.extend_from_slice(&self.bytes[*from as usize..*to as usize]);
@@ -552,7 +506,7 @@ impl Fused {
         }
         if self.bytes.len() > u32::MAX as usize / 2 {
             self.bytes.clear();
-            self.slots.fill(([ABSENT; FUSED_KEY], 0, 0));
+            self.slots.fill(([ABSENT; K], 0, 0));
         }
         let from = self.bytes.len();
         write(&mut self.bytes);
@@ -562,7 +516,14 @@ impl Fused {
     }
 }
 
-/// A text's words in a [`Fused`] key: where it is and its length.
+impl Written<2> {
+    /// Appends `text` as `write` writes it.
+    fn put_text(&mut self, out: &mut Vec<u8>, text: &str, write: fn(&mut Vec<u8>, &str)) {
+        self.put(out, text_key(text), |cell| write(cell, text));
+    }
+}
+
+/// A text's words in a [`Written`] key: where it is and its length.
 fn text_key(text: &str) -> [usize; 2] {
     [text.as_ptr() as usize, text.len()]
 }
@@ -570,9 +531,9 @@ fn text_key(text: &str) -> [usize; 2] {
 /// Rows `start..start + n` of the table as text in `style`, byte for byte
 /// what the frame writers write of the same rows: times as RFC 3339 text
 /// (each run of equal times formatted once), repeated texts written once
-/// per block ([`Written`]), and the runs of cells rows repeat written once
-/// per block ([`Fused`]: from the host to the User-Agent, from the kind to
-/// the URL, from the status to the row's end).
+/// per block, and the runs of cells rows repeat written once per block
+/// (from the host to the User-Agent, from the kind to the URL, from the
+/// status to the row's end), each from a [`Written`].
 fn write_text_rows(
     table: &Violations,
     start: usize,
@@ -584,8 +545,11 @@ fn write_text_rows(
     let b = &style.before;
     let text = style.text;
     let (mut agent, mut client) = (Written::new(), Written::new());
-    let (mut crawler_run, mut method_run, mut rule_run) =
-        (Fused::new(), Fused::new(), Fused::new());
+    let (mut crawler_run, mut method_run, mut rule_run) = (
+        Written::<4>::new(),
+        Written::<3>::new(),
+        Written::<8>::new(),
+    );
     let mut time: Option<(i64, Vec<u8>)> = None;
     for r in table.range(start..start + n) {
         out.extend_from_slice(&b[0]);
@@ -601,7 +565,7 @@ fn write_text_rows(
         let (host, crawler) = (r.host(), r.crawler());
         let [h, hl] = text_key(host);
         let [c, cl] = text_key(crawler);
-        crawler_run.put(out, [h, hl, c, cl, 0, 0, 0, 0], |run| {
+        crawler_run.put(out, [h, hl, c, cl], |run| {
             run.extend_from_slice(&b[1]);
             text(run, host);
             run.extend_from_slice(&b[2]);
@@ -625,7 +589,7 @@ fn write_text_rows(
             run.extend_from_slice(&b[5]);
         });
         match r.user_agent() {
-            Some(a) => agent.put(out, a, text),
+            Some(a) => agent.put_text(out, a, text),
             None => out.extend_from_slice(style.null),
         }
         out.extend_from_slice(&b[6]);
@@ -635,10 +599,10 @@ fn write_text_rows(
             None => style.null,
         });
         out.extend_from_slice(&b[7]);
-        client.put(out, r.client_ip(), text);
+        client.put_text(out, r.client_ip(), text);
         let (kind, method) = (r.kind(), r.method());
         let [m, ml] = text_key(method);
-        method_run.put(out, [kind as usize, m, ml, 0, 0, 0, 0, 0], |run| {
+        method_run.put(out, [kind as usize, m, ml], |run| {
             run.extend_from_slice(&b[8]);
             text(run, kind.as_str());
             run.extend_from_slice(&b[9]);
@@ -833,7 +797,7 @@ mod tests {
     }
 
     /// The CSV and NDJSON rows written from the table (its repeated texts
-    /// and runs of cells written once, [`Written`] and [`Fused`]) are the
+    /// and runs of cells written once, [`Written`]) are the
     /// rows the frame writers write of its frame, byte for byte: with
     /// shared cells and with none, over blocks of rows, with missing
     /// values, texts that need quoting or escaping, and a crawler `who`
