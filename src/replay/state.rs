@@ -9,7 +9,6 @@
 //! entries out of the previous state, extends them and puts them back,
 //! moving them (a night of many hosts copies none of its entries).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A 2xx fetch of a page by an engine's crawler (not an impersonator).
@@ -194,8 +193,13 @@ impl HostState {
 /// The carried-over state of one or more runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct State {
-    /// Per host (none without an entry).
-    hosts: BTreeMap<String, HostState>,
+    /// Per host, in ascending order of host (none without an entry). A
+    /// sorted list, not a map: a night takes it apart and puts it back
+    /// along its hosts' order ([`State::split_hosts`],
+    /// [`State::from_sorted`]), and writes it in that order; a map was
+    /// rebuilt node by node twice a night (100,000 hosts: 30 ms of
+    /// the night's serial end).
+    hosts: Vec<(String, HostState)>,
 }
 
 impl State {
@@ -213,14 +217,24 @@ impl State {
         });
     }
 
+    /// Where `host` is, or would be, in the list.
+    fn find(&self, host: &str) -> Result<usize, usize> {
+        self.hosts.binary_search_by(|(h, _)| h.as_str().cmp(host))
+    }
+
+    /// The entries of `host`, if it has any.
+    fn host(&self, host: &str) -> Option<&HostState> {
+        self.find(host).ok().map(|i| &self.hosts[i].1)
+    }
+
     /// The last request of `identity` on `host`.
     pub fn last(&self, host: &str, identity: &str) -> Option<&LastRequest> {
-        self.hosts.get(host)?.last_of(identity)
+        self.host(host)?.last_of(identity)
     }
 
     /// The fetches of `url` on `host` by `crawler`, in the order added.
     pub fn fetches(&self, host: &str, crawler: &str, url: &str) -> Vec<&Fetch> {
-        self.hosts.get(host).map_or_else(Vec::new, |h| {
+        self.host(host).map_or_else(Vec::new, |h| {
             h.fetches_of(crawler, url)
                 .iter()
                 .map(|r| &r.fetch)
@@ -231,7 +245,7 @@ impl State {
     /// How many last requests and how many (host, crawler, URL) fetch
     /// lists it holds.
     pub fn len(&self) -> (usize, usize) {
-        self.hosts.values().fold((0, 0), |(l, f), h| {
+        self.hosts.iter().fold((0, 0), |(l, f), (_, h)| {
             let lists = h.fetches.chunk_by(|a, b| a.key() == b.key()).count();
             (l + h.last.len(), f + lists)
         })
@@ -244,7 +258,7 @@ impl State {
 
     /// The hosts it holds, in order.
     pub fn hosts(&self) -> Vec<String> {
-        self.hosts.keys().cloned().collect()
+        self.hosts.iter().map(|(h, _)| h.clone()).collect()
     }
 
     /// The entries of the hosts `keep` accepts.
@@ -254,7 +268,7 @@ impl State {
                 .hosts
                 .iter()
                 .filter(|(h, _)| keep(h))
-                .map(|(h, s)| (h.clone(), s.clone()))
+                .cloned()
                 .collect(),
         }
     }
@@ -262,14 +276,8 @@ impl State {
     /// Adds `other`'s entries (a host's in both: as [`State::insert_last`]
     /// and [`State::push_fetch`] would add them).
     pub fn join(&mut self, other: State) {
-        for (host, entries) in other.hosts {
-            match self.hosts.get_mut(&host) {
-                Some(mine) => mine.merge(entries),
-                None => {
-                    self.hosts.insert(host, entries);
-                }
-            }
-        }
+        let mine = std::mem::take(&mut self.hosts);
+        *self = State::from_sorted(mine, other.hosts);
     }
 
     /// Each host in order with its entries.
@@ -315,20 +323,24 @@ impl State {
             merged.push((host, entries));
         }
         merged.extend(b);
-        State {
-            hosts: merged
-                .into_iter()
-                .filter(|(_, entries)| !entries.is_empty())
-                .collect(),
-        }
+        merged.retain(|(_, entries)| !entries.is_empty());
+        State { hosts: merged }
     }
 
     /// The entries of `host`, to add to (made when it has none).
     fn host_mut(&mut self, host: &str) -> &mut HostState {
-        if !self.hosts.contains_key(host) {
-            self.hosts.insert(host.to_string(), HostState::default());
-        }
-        self.hosts.get_mut(host).expect("just inserted")
+        // Hosts added in order (a state built host by host): appended.
+        let i = if self.hosts.last().is_none_or(|(h, _)| h.as_str() < host) {
+            self.hosts.len()
+        } else {
+            match self.find(host) {
+                Ok(i) => return &mut self.hosts[i].1,
+                Err(i) => i,
+            }
+        };
+        self.hosts
+            .insert(i, (host.to_string(), HostState::default()));
+        &mut self.hosts[i].1
     }
 
     /// A state of the hosts' entries `parts`, in the order they were
@@ -355,12 +367,8 @@ impl State {
                 _ => merged.push((host, entries)),
             }
         }
-        State {
-            hosts: merged
-                .into_iter()
-                .filter(|(_, entries)| !entries.is_empty())
-                .collect(),
-        }
+        merged.retain(|(_, entries)| !entries.is_empty());
+        State { hosts: merged }
     }
 }
 
