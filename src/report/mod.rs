@@ -12,6 +12,7 @@ mod html;
 mod merge;
 mod ndjson;
 mod out_dir;
+mod parquet_groups;
 mod rows;
 mod state;
 mod summary;

@@ -11,26 +11,15 @@
 use std::io::Write;
 use std::ops::Range;
 
-use polars::io::parquet::write::get_encodings;
 use polars::prelude::*;
-use polars_arrow::array::{
-    ArrayRef, DictionaryArray, MutableBinaryViewArray, PrimitiveArray, Utf8ViewArray,
-};
-use polars_arrow::bitmap::MutableBitmap;
-use polars_arrow::datatypes::{ArrowDataType, IntegerType};
-use polars_compute::hyperloglogplus::HyperLogLog;
-use polars_parquet::arrow::write::{
-    CompressedPage, Encoding, ParquetType, Version, WriteOptions, array_to_columns, compress,
-};
+use polars_arrow::array::ArrayRef;
 use rayon::prelude::*;
 
+use super::parquet_groups;
 use super::rows::write_blocks;
 use super::tables::{Who, time_text};
 use super::{VIOLATION_COLUMNS, csv_text, ndjson, utc};
 use crate::replay::{ViolationRef, Violations};
-
-/// The rows per Parquet row group polars' writer aims at (its default).
-const ROW_GROUP_ROWS: usize = 512 * 512;
 
 /// Rows `range` of the table (in its order) as a frame with the columns
 /// [`VIOLATION_COLUMNS`]: times as UTC datetimes, status `Int32`, line
@@ -133,33 +122,9 @@ pub fn frame(table: &Violations, who: &Who) -> PolarsResult<DataFrame> {
     violations_frame(table, 0..table.len(), who)
 }
 
-/// The row groups polars' Parquet writer makes of a one-chunk frame of
-/// `height` rows aiming at `size` rows a group (`chunk_df_for_writing`):
-/// one group under `2 * size` rows, else `height / size` groups of
-/// `height / (height / size)` rows, the last taking the remainder.
-fn row_groups(height: usize, size: usize) -> Vec<(usize, usize)> {
-    let n = (height / size).max(1);
-    let each = height / n;
-    (0..n)
-        .map(|i| (i * each, if i + 1 == n { height } else { (i + 1) * each }))
-        .collect()
-}
-
 /// Writes the table as Parquet, a row group at a time.
 pub(super) fn write_parquet(w: &mut impl Write, table: &Violations, who: &Who) -> PolarsResult<()> {
-    write_parquet_grouped(w, table, ROW_GROUP_ROWS, who)
-}
-
-/// The options polars' `ParquetWriter::new` writes with (its defaults:
-/// zstd at its default level, default statistics, format version 1, its
-/// default page size).
-fn write_options() -> WriteOptions {
-    WriteOptions {
-        statistics: StatisticsOptions::default(),
-        compression: ParquetCompression::default().into(),
-        version: Version::V1,
-        data_page_size: None,
-    }
+    write_parquet_grouped(w, table, parquet_groups::ROW_GROUP_ROWS, who)
 }
 
 /// How a text cell is read from a row (and `who`).
@@ -202,7 +167,7 @@ fn column_cells<'t>(
 /// the crawler's category and operator), and whether its cells may be
 /// null; `None` for the columns that are not text. The one definition of
 /// each text column, which [`violations_frame`] and the Parquet writer's
-/// arrays ([`text_array`]) both read.
+/// arrays ([`parquet_groups::text_array`]) both read.
 fn text_cell<'t>(column: &str) -> Option<(Cell<'t>, bool)> {
     let (cell, nullable): (Cell<'t>, bool) = match column {
         "host" => (|v, _| Some(v.host()), false),
@@ -225,108 +190,8 @@ fn text_cell<'t>(column: &str) -> Option<(Cell<'t>, bool)> {
     Some((cell, nullable))
 }
 
-/// A text column as the array polars' Parquet writer encodes: where the
-/// writer would dictionary-encode it (at most 128 rows, or an estimated
-/// cardinality of at most three quarters of the rows: polars'
-/// `encode_as_dictionary_optional`), the dictionary array its cast would
-/// make (the values in the order first met, nulls as null keys), built
-/// here with one comparison per row where a row repeats the previous
-/// row's text and one lookup where it does not; else the text array.
-///
-/// The estimate is polars' own: its HyperLogLog keeps, per register, the
-/// largest value seen, so adding each distinct value once (and the empty
-/// text for nulls, as polars adds it) gives the estimate that adding
-/// every row gives. The text array goes through polars' own choice again,
-/// so only a dictionary built here where polars would write plain text
-/// could change the file (a test holds both sides of the threshold).
-///
-/// Where the column's texts are `shared` (one copy of each text, mostly),
-/// a text is looked up by its address first, and by its bytes only the
-/// first time its address is met.
-fn text_array<'t, I: Iterator<Item = Option<&'t str>>>(
-    len: usize,
-    shared: bool,
-    cells: impl Fn() -> I,
-) -> ArrayRef {
-    let mut keys: Vec<u32> = Vec::with_capacity(len);
-    let mut validity: Option<MutableBitmap> = None;
-    let mut values: Vec<&'t str> = Vec::new();
-    let mut ids: foldhash::HashMap<&'t str, u32> = Default::default();
-    let mut by_address: foldhash::HashMap<(usize, usize), u32> = Default::default();
-    let mut last: Option<(&'t str, u32)> = None;
-    for cell in cells() {
-        let key = match cell {
-            Some(text) => {
-                let mut by_text = |text: &'t str| {
-                    *ids.entry(text).or_insert_with(|| {
-                        values.push(text);
-                        (values.len() - 1) as u32
-                    })
-                };
-                let key = match last {
-                    Some((l, k)) if std::ptr::eq(l, text) => k,
-                    _ if shared => *by_address
-                        .entry((text.as_ptr() as usize, text.len()))
-                        .or_insert_with(|| by_text(text)),
-                    _ => by_text(text),
-                };
-                last = Some((text, key));
-                if let Some(v) = &mut validity {
-                    v.push(true);
-                }
-                key
-            }
-            None => {
-                validity
-                    .get_or_insert_with(|| {
-                        let mut v = MutableBitmap::with_capacity(len);
-                        v.extend_constant(keys.len(), true);
-                        v
-                    })
-                    .push(false);
-                0
-            }
-        };
-        keys.push(key);
-    }
-    let nulls = validity.as_ref().map_or(0, MutableBitmap::unset_bits);
-    let estimate = if len == 0 {
-        0
-    } else if nulls == len {
-        1
-    } else {
-        let mut hll = HyperLogLog::<[u8]>::new();
-        for value in &values {
-            hll.add(value.as_bytes());
-        }
-        if nulls > 0 {
-            hll.add(b"");
-        }
-        hll.count()
-    };
-    if len > 128 && estimate as f64 / len as f64 > 0.75 {
-        // Plain: the writer takes the texts as they are.
-        return MutableBinaryViewArray::<str>::from_iterator(cells())
-            .freeze()
-            .boxed();
-    }
-    let keys = PrimitiveArray::new(ArrowDataType::UInt32, keys.into(), validity.map(Into::into));
-    let dtype = ArrowDataType::Dictionary(
-        IntegerType::UInt32,
-        Box::new(ArrowDataType::Utf8View),
-        false,
-    );
-    DictionaryArray::try_new(
-        dtype,
-        keys,
-        Utf8ViewArray::from_slice_values(values).boxed(),
-    )
-    .expect("keys index the values")
-    .boxed()
-}
-
 /// Rows `range` of the table (in its order) as the arrays of a row group,
-/// in the columns of `schema`: the text columns through [`text_array`],
+/// in the columns of `schema`: the text columns through [`parquet_groups::text_array`],
 /// the others (times, verification, status, line) as
 /// [`violations_frame`] builds them. The columns are built in parallel.
 fn group_arrays(
@@ -343,9 +208,11 @@ fn group_arrays(
         .par_iter()
         .map(|&name| match text_cell(name) {
             // Every text cell is a shared text but the URL.
-            Some((cell, _)) => Ok(text_array(range.len(), name != "url", || {
-                column_cells(table, range.clone(), who, name, cell)
-            })),
+            Some((cell, _)) => Ok(parquet_groups::text_array(
+                range.len(),
+                name != "url",
+                || column_cells(table, range.clone(), who, name, cell),
+            )),
             None => Ok(frame
                 .column(name)?
                 .as_materialized_series()
@@ -353,34 +220,6 @@ fn group_arrays(
                 .to_arrow(0, CompatLevel::newest())),
         })
         .collect()
-}
-
-/// A row group's columns as compressed pages, each column encoded and
-/// compressed by a worker of its own (polars' batched writer encodes the
-/// columns in parallel but compresses them one after the other as it
-/// writes them).
-fn encode_row_group(
-    arrays: &[ArrayRef],
-    fields: &[ParquetType],
-    encodings: &[Vec<Encoding>],
-) -> PolarsResult<Vec<Vec<CompressedPage>>> {
-    let options = write_options();
-    let columns = arrays
-        .par_iter()
-        .zip(fields)
-        .zip(encodings)
-        .map(|((array, type_), encoding)| {
-            array_to_columns(array, type_.clone(), options, encoding)?
-                .into_iter()
-                .map(|pages| {
-                    pages
-                        .map(|page| Ok(compress(page?, Vec::new(), options.compression)?))
-                        .collect::<PolarsResult<Vec<CompressedPage>>>()
-                })
-                .collect::<PolarsResult<Vec<Vec<CompressedPage>>>>()
-        })
-        .collect::<PolarsResult<Vec<_>>>()?;
-    Ok(columns.into_iter().flatten().collect())
 }
 
 /// Writes the table as Parquet in row groups of about `group_rows`: the
@@ -398,19 +237,9 @@ fn write_parquet_grouped(
         .schema()
         .as_ref()
         .clone();
-    let encodings = get_encodings(&schema.to_arrow(CompatLevel::newest()));
-    let mut writer = ParquetWriter::new(w).batched(&schema)?;
-    let fields = writer.parquet_schema().fields().to_vec();
-    for (start, end) in row_groups(table.len(), group_rows) {
-        if end > start {
-            let arrays = group_arrays(table, start..end, who, &schema)?;
-            let pages = encode_row_group(&arrays, &fields, &encodings)?;
-            drop(arrays);
-            writer.write_row_group((end - start) as u64, &pages)?;
-        }
-    }
-    writer.finish()?;
-    Ok(())
+    parquet_groups::write(w, &schema, table.len(), group_rows, |range| {
+        group_arrays(table, range, who, &schema)
+    })
 }
 
 /// How a text file writes the violations table's cells: `before[i]` comes
@@ -825,15 +654,6 @@ mod tests {
             assert!(ours == theirs, "{} rows: the NDJSON differs", t.len());
             assert_eq!(ours.iter().filter(|&&b| b == b'\n').count(), t.len());
         }
-    }
-
-    #[test]
-    fn row_groups_are_polars_own() {
-        assert_eq!(row_groups(0, 10), [(0, 0)]);
-        assert_eq!(row_groups(9, 10), [(0, 9)]);
-        assert_eq!(row_groups(19, 10), [(0, 19)]);
-        assert_eq!(row_groups(20, 10), [(0, 10), (10, 20)]);
-        assert_eq!(row_groups(47, 10), [(0, 11), (11, 22), (22, 33), (33, 47)]);
     }
 
     /// The file written a row group at a time is the one polars writes
