@@ -131,7 +131,7 @@ fn judge_host(
     prior: HostState,
 ) -> HostResult {
     let HostData {
-        identities,
+        mut identities,
         fetches: mut engine_fetches,
         mut referrals,
         referred_until,
@@ -175,7 +175,6 @@ fn judge_host(
     // and the next night need.
     let mut seen: Vec<Identity> = Vec::with_capacity(identities.len());
     let mut now = referred_until;
-    let mut identities = identities;
     for (id, mut activity) in identities.drain() {
         let name = names[id as usize].clone();
         // Carried over from the previous run, when it came before.
@@ -232,29 +231,28 @@ fn judge_host(
             days: s.activity.days(),
         })
         .collect();
+    // What the next run needs, when it is asked for (`--state`).
+    if ctx.has_state() {
+        for s in &seen {
+            let (time, resolution) = s.activity.last();
+            entries.set_last(
+                &*s.name,
+                LastRequest {
+                    time,
+                    resolution,
+                    robots_fetch: s.last_robots,
+                },
+            );
+        }
+        entries.prune(now.unwrap_or(i64::MIN), settings.index_grace);
+        out.state = entries;
+    }
     out.spent = Spent {
         _identities: identities,
         _seen: seen,
         _fetches: engine_fetches,
         _referrals: referrals,
     };
-    // What the next run needs, when it is asked for (`--state`).
-    if !ctx.has_state() {
-        return out;
-    }
-    for s in &out.spent._seen {
-        let (time, resolution) = s.activity.last();
-        entries.set_last(
-            &*s.name,
-            LastRequest {
-                time,
-                resolution,
-                robots_fetch: s.last_robots,
-            },
-        );
-    }
-    entries.prune(now.unwrap_or(i64::MIN), settings.index_grace);
-    out.state = entries;
     out
 }
 
