@@ -28,7 +28,7 @@
 //! ```
 
 use crate::logs::{FileReport, Input, ReadOptions, read_input};
-use crate::replay::{Collector, Context, Lookups, Outcome, replay};
+use crate::replay::{Collector, Context, Lookups, Outcome, replay_gathered};
 
 /// What the audit reads, and how.
 #[derive(Default)]
@@ -93,8 +93,9 @@ impl AuditRun {
 /// compressed stream, an undetectable format) are in its [`FileReport`];
 /// the others are audited all the same.
 pub fn run(ctx: &Context, config: &AuditConfig<'_>) -> AuditRun {
-    // The robots.txt lookups, handed from chunk to chunk.
-    let lookups = Lookups::default();
+    // The robots.txt lookups, handed from chunk to chunk, and the
+    // activities of the chunks the reader accepts, gathered as it reads.
+    let lookups = Lookups::gathering();
     let mut collectors = Vec::new();
     let mut files = Vec::with_capacity(config.inputs.len());
     for input in &config.inputs {
@@ -115,6 +116,9 @@ pub fn run(ctx: &Context, config: &AuditConfig<'_>) -> AuditRun {
     crate::memory::give_back_freed();
     // The lookups (hosts times crawlers of them, with a CDN's log) are
     // freed while the ordered stage gathers the chunks, not after it.
-    let (outcome, ()) = rayon::join(|| replay(ctx, collectors), || lookups.free());
+    let (outcome, ()) = rayon::join(
+        || replay_gathered(ctx, collectors, &lookups),
+        || lookups.free(),
+    );
     AuditRun { outcome, files }
 }

@@ -37,6 +37,61 @@ pub trait Sink: Send {
     /// until every chunk is read, so this is where one frees what only
     /// the chunk needed (caches).
     fn finish(&mut self) {}
+
+    /// The reader accepts the chunk, after `finish`: what it read is part
+    /// of the input's result. Chunks are accepted in file order, each
+    /// once, one at a time, as soon as the chunks before them are (a
+    /// Parquet file's row groups once all are read); a chunk parsed but
+    /// not accepted (past a fault) is dropped. A sink may gather here
+    /// what must be gathered in order.
+    fn accept(&mut self) {}
+}
+
+/// `sinks`, in file order, each accepted ([`Sink::accept`]).
+pub(crate) fn accepted<S: Sink>(mut sinks: Vec<S>) -> Vec<S> {
+    for sink in &mut sinks {
+        sink.accept();
+    }
+    sinks
+}
+
+/// Chunks numbered in file order from 0, parsed in any order and each
+/// accepted ([`Sink::accept`]) as soon as the chunks before it are: a
+/// stream's and a CSV file's workers hand theirs in under one lock.
+struct InOrder<S> {
+    next: usize,
+    waiting: BTreeMap<usize, (S, Counts)>,
+    done: Vec<(S, Counts)>,
+}
+
+impl<S: Sink> InOrder<S> {
+    fn new() -> Self {
+        InOrder {
+            next: 0,
+            waiting: BTreeMap::new(),
+            done: Vec::new(),
+        }
+    }
+
+    /// Chunk `index`, parsed.
+    fn push(&mut self, index: usize, sink: S, counts: Counts) {
+        self.waiting.insert(index, (sink, counts));
+        while let Some((mut sink, counts)) = self.waiting.remove(&self.next) {
+            sink.accept();
+            self.done.push((sink, counts));
+            self.next += 1;
+        }
+    }
+
+    /// The chunks in file order, all accepted (the numbers run without a
+    /// gap: a chunk after a missing one is accepted now, in order).
+    fn into_sinks(mut self) -> (Vec<S>, Vec<Counts>) {
+        for (_, (mut sink, counts)) in std::mem::take(&mut self.waiting) {
+            sink.accept();
+            self.done.push((sink, counts));
+        }
+        self.done.into_iter().unzip()
+    }
 }
 
 /// How to read inputs.
@@ -869,7 +924,7 @@ where
                     return false;
                 }
                 let (window_sinks, counts): (Vec<S>, Vec<Counts>) = taken.into_iter().unzip();
-                sinks.extend(window_sinks);
+                sinks.extend(accepted(window_sinks));
                 merge(report, counts);
                 report.bytes += w.end as u64;
                 // The last reference: the window is unmapped here, while the
@@ -1238,7 +1293,7 @@ where
     // one being filled.
     let (tx, rx) = mpsc::sync_channel::<Block>(workers);
     let rx = Mutex::new(rx);
-    let results: Mutex<Vec<(usize, S, Counts)>> = Mutex::new(Vec::new());
+    let results: Mutex<InOrder<S>> = Mutex::new(InOrder::new());
     // Buffers the workers are done with, for the reader to fill again: a
     // fresh buffer a block would cost the kernel a page fault and a page
     // of zeros for every 4 KiB of the input.
@@ -1274,7 +1329,7 @@ where
                     results
                         .lock()
                         .expect("no worker panics")
-                        .push((index, sink, counts));
+                        .push(index, sink, counts);
                 }
             });
         }
@@ -1373,10 +1428,7 @@ where
         }
         drop(tx);
     });
-    let mut results = results.into_inner().expect("no worker panics");
-    results.sort_by_key(|(i, _, _)| *i);
-    let (sinks, counts): (Vec<S>, Vec<Counts>) =
-        results.into_iter().map(|(_, s, c)| (s, c)).unzip();
+    let (sinks, counts) = results.into_inner().expect("no worker panics").into_sinks();
     report.bytes = bytes;
     report.format = format_name;
     report.fault = fault;
@@ -1603,7 +1655,7 @@ where
     let workers = rayon::current_num_threads().max(1);
     let (tx, rx) = mpsc::sync_channel::<CsvBatch>(workers * 2);
     let rx = Mutex::new(rx);
-    let results: Mutex<Vec<(usize, S, Counts)>> = Mutex::new(Vec::new());
+    let results: Mutex<InOrder<S>> = Mutex::new(InOrder::new());
     let header_cell: std::sync::OnceLock<(csv::ByteRecord, super::csv_log::CsvColumns)> =
         std::sync::OnceLock::new();
     std::thread::scope(|scope| {
@@ -1621,7 +1673,7 @@ where
                     results
                         .lock()
                         .expect("no worker panics")
-                        .push((index, sink, counts));
+                        .push(index, sink, counts);
                 }
             });
         }
@@ -1700,10 +1752,7 @@ where
         }
         drop(tx);
     });
-    let mut results = results.into_inner().expect("no worker panics");
-    results.sort_by_key(|(i, _, _)| *i);
-    let (mut sinks, counts): (Vec<S>, Vec<Counts>) =
-        results.into_iter().map(|(_, s, c)| (s, c)).unzip();
+    let (mut sinks, counts) = results.into_inner().expect("no worker panics").into_sinks();
     if sinks.is_empty() {
         let mut sink = make_sink();
         sink.finish();

@@ -4,12 +4,14 @@
 //! cache window and groups selected once per robots.txt version and
 //! crawler ([`Rules`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use foldhash::{HashMap, HashMapExt};
 
 use super::findings::UserTriggered;
+use super::gathered::Gathered;
 use super::hosts::Hosts;
+use super::kept::Kept;
 use super::violations::Cells;
 use super::{Context, ViolationKind, Violations};
 
@@ -202,13 +204,29 @@ impl std::fmt::Debug for Rules<'_> {
 /// chunk would otherwise normalize every host's name and look its
 /// policies and groups up anew. Each map stays bounded (65,536 entries,
 /// or more in proportion to the snapshot's hosts).
+///
+/// Made by [`Lookups::gathering`], they also gather the crawler
+/// identities' requests per host of each chunk the reader accepts, in
+/// file order ([`crate::logs::Sink::accept`]), for
+/// [`super::replay_gathered`].
 #[derive(Debug, Default)]
-pub struct Lookups<'c>(std::sync::Mutex<Vec<(Rules<'c>, Hosts<'c>)>>);
+pub struct Lookups<'c> {
+    kept: Mutex<Vec<(Rules<'c>, Hosts<'c>)>>,
+    gathered: Option<Mutex<Gathered>>,
+}
 
 impl<'c> Lookups<'c> {
+    /// Lookups that also gather the accepted chunks' activities.
+    pub fn gathering() -> Self {
+        Lookups {
+            kept: Mutex::default(),
+            gathered: Some(Mutex::default()),
+        }
+    }
+
     /// Lookups over `ctx`: those kept from a finished chunk, or new ones.
     pub(crate) fn take(&self, ctx: &'c Context) -> (Rules<'c>, Hosts<'c>) {
-        self.0
+        self.kept
             .lock()
             .ok()
             .and_then(|mut kept| kept.pop())
@@ -217,7 +235,7 @@ impl<'c> Lookups<'c> {
 
     /// Frees the lookups kept (the chunks are all read).
     pub fn free(&self) {
-        let kept = match self.0.lock() {
+        let kept = match self.kept.lock() {
             Ok(mut kept) => std::mem::take(&mut *kept),
             Err(_) => return,
         };
@@ -226,9 +244,35 @@ impl<'c> Lookups<'c> {
 
     /// Keeps a finished chunk's lookups for the next chunk.
     pub(crate) fn give_back(&self, rules: Rules<'c>, hosts: Hosts<'c>) {
-        if let Ok(mut kept) = self.0.lock() {
+        if let Ok(mut kept) = self.kept.lock() {
             kept.push((rules, hosts));
         }
+    }
+
+    /// Gathers the activities of a chunk that comes after those gathered
+    /// (file order), when these lookups gather.
+    pub(crate) fn gather(&self, kept: &mut Kept) {
+        if let Some(gathered) = &self.gathered {
+            gathered
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .gather(kept);
+        }
+    }
+
+    /// Do they gather the accepted chunks' activities?
+    pub(crate) fn gathers(&self) -> bool {
+        self.gathered.is_some()
+    }
+
+    /// The activities gathered so far, taken.
+    pub(crate) fn take_gathered(&self) -> Gathered {
+        self.gathered
+            .as_ref()
+            .map(|g| {
+                std::mem::take(&mut *g.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+            })
+            .unwrap_or_default()
     }
 }
 

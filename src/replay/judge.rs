@@ -12,9 +12,12 @@ use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
 use super::activity::DelayedRows;
+use super::gathered::Gathered;
 use super::kept::{EngineFetch, Kept, Referral};
 use super::state::{FetchRow, HostState, LastRequest, State};
-use super::{Activity, Collector, Context, Counts, CrawlerActivity, Finding, Outcome, Violations};
+use super::{
+    Activity, Collector, Context, Counts, CrawlerActivity, Finding, Lookups, Outcome, Violations,
+};
 use super::{crawl_delay, findings, noindex};
 use crate::robots::target_path;
 
@@ -261,7 +264,30 @@ fn judge_host(
 /// writes them.
 pub fn replay(ctx: &Context, collectors: Vec<Collector<'_>>) -> Outcome {
     let n = collectors.len();
-    replay_kept(ctx, collectors.into_iter().map(Collector::into_kept), n)
+    replay_kept(
+        ctx,
+        collectors.into_iter().map(Collector::into_kept),
+        n,
+        Gathered::default(),
+    )
+}
+
+/// [`replay`] of collectors made with [`Collector::with_lookups`] over
+/// `lookups` made by [`Lookups::gathering`]: the activities the reader's
+/// accepted chunks handed to `lookups` as it read are taken from there,
+/// the rest from the collectors, as [`replay`] takes them.
+pub fn replay_gathered(
+    ctx: &Context,
+    collectors: Vec<Collector<'_>>,
+    lookups: &Lookups<'_>,
+) -> Outcome {
+    let n = collectors.len();
+    replay_kept(
+        ctx,
+        collectors.into_iter().map(Collector::into_kept),
+        n,
+        lookups.take_gathered(),
+    )
 }
 
 /// Judges the parts of chunks that [`super::SplitCollector`]s wrote for
@@ -284,26 +310,18 @@ pub fn replay_parts<'b>(
         r.done()?;
     }
     let n = kept.len();
-    Ok(replay_kept(ctx, kept.into_iter(), n))
+    Ok(replay_kept(ctx, kept.into_iter(), n, Gathered::default()))
 }
 
-/// Adds a chunk's `activity` to the one `map` holds under `key`, or keeps
-/// it there (the chunks come in file order).
-fn add_activity<K: std::hash::Hash + Eq>(
-    map: &mut HashMap<K, Activity>,
-    key: K,
-    activity: Activity,
-) {
-    match map.entry(key) {
-        std::collections::hash_map::Entry::Occupied(mut kept) => kept.get_mut().merge(activity),
-        std::collections::hash_map::Entry::Vacant(slot) => {
-            slot.insert(activity);
-        }
-    }
-}
-
-/// Judges the chunks' parts, `n` of them, in file order.
-fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> Outcome {
+/// Judges the chunks' parts, `n` of them, in file order, after the
+/// activities `gathered` holds (of chunks before them in the files: the
+/// chunks they came from hold none any more).
+fn replay_kept(
+    ctx: &Context,
+    chunks: impl Iterator<Item = Kept>,
+    n: usize,
+    mut gathered: Gathered,
+) -> Outcome {
     let mut counts = Counts::default();
     // Hosts in a hash map (a CDN log interleaves thousands: an ordered map
     // compared host names a dozen times per request), sorted afterwards.
@@ -319,37 +337,13 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
     // Disallow violations, decided by the collectors, per chunk in file
     // order (their blocks moved, below, into the table).
     let mut chunk_violations: Vec<Violations> = Vec::with_capacity(n);
-    // What the chunks' delayed requests name, by chunk number (the steps
-    // point into them).
-    let mut delayed: Vec<DelayedRows> = Vec::with_capacity(n);
+    let mut user_triggered = findings::UserTriggered::default();
     // Chunks in file order: each one's activity comes after the previous
     // ones'.
-    // The snapshot's hosts, by number: most requests are gathered by
-    // their host's number, not by name (a CDN log's chunks each charge
-    // thousands of hosts).
-    let mut user_triggered = findings::UserTriggered::default();
-    // The snapshot's hosts' activities in one map by (host, identity):
-    // a map per host grew by reallocating thousands of small tables while
-    // the chunks' activities were freed, and the allocator spent about a
-    // quarter of this loop consolidating its free lists.
-    let mut by_id: HashMap<(u32, u32), Activity> = HashMap::new();
     for mut kept in chunks {
         counts.add(kept.counts());
         chunk_violations.push(kept.take_violations());
-        let chunk = u32::try_from(delayed.len()).expect("fewer than 2^32 chunks");
-        delayed.push(kept.take_delayed());
-        for charged in kept.take_charged() {
-            let (host, host_id, identity, mut activity) = charged.into_parts();
-            activity.in_chunk(chunk);
-            match host_id {
-                Some(id) => add_activity(&mut by_id, (id, identity), activity),
-                None => add_activity(
-                    &mut by_host.entry(host).or_default().identities,
-                    identity,
-                    activity,
-                ),
-            }
-        }
+        gathered.gather(&mut kept);
         for (host, fetch) in kept.take_fetches() {
             by_host.entry(host).or_default().fetches.push(fetch);
         }
@@ -366,6 +360,14 @@ fn replay_kept(ctx: &Context, chunks: impl Iterator<Item = Kept>, n: usize) -> O
         }
         unknown_hosts.merge(kept.take_unknown_hosts());
         user_triggered.merge(kept.take_user_triggered());
+    }
+    // The snapshot's hosts are gathered by number (a CDN log's chunks each
+    // charge thousands of hosts), the others by name; the steps point
+    // into `delayed` by chunk number.
+    let (by_id, by_name, delayed, gathered_unknown) = gathered.into_parts();
+    unknown_hosts.merge(gathered_unknown);
+    for (host, identities) in by_name {
+        by_host.entry(host).or_default().identities = identities;
     }
     // Each host's identities, into a map of the size it needs.
     let mut by_id: Vec<((u32, u32), Activity)> = by_id.into_iter().collect();

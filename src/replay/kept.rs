@@ -162,6 +162,9 @@ pub(crate) struct Kept {
     referred_until: Vec<(Arc<str>, i64)>,
     unknown_hosts: UnknownHosts,
     user_triggered: super::findings::UserTriggered,
+    /// Its activities and delayed rows were taken
+    /// ([`Kept::take_activities`]).
+    activities_taken: bool,
 }
 
 /// What the collector adds to a chunk's [`Kept`] as it reads.
@@ -230,14 +233,17 @@ impl Kept {
         std::mem::take(&mut self.violations)
     }
 
-    /// What its crawl-delay rows name (the steps point into it).
-    pub(crate) fn take_delayed(&mut self) -> DelayedRows {
-        std::mem::take(&mut self.delayed)
-    }
-
-    /// Per (host, identity), its requests, in order of first request.
-    pub(crate) fn take_charged(&mut self) -> Vec<Charged> {
-        std::mem::take(&mut self.charged)
+    /// Per (host, identity), its requests, in order of first request, and
+    /// what its crawl-delay rows name (the steps point into it); `None`
+    /// once taken (a chunk is gathered once, `super::gathered`).
+    pub(crate) fn take_activities(&mut self) -> Option<(Vec<Charged>, DelayedRows)> {
+        if std::mem::replace(&mut self.activities_taken, true) {
+            return None;
+        }
+        Some((
+            std::mem::take(&mut self.charged),
+            std::mem::take(&mut self.delayed),
+        ))
     }
 
     /// Engine crawlers' fetches, with their hosts, in file order.
@@ -274,6 +280,10 @@ impl Kept {
     /// Writes everything the ordered stage takes of the chunk; `names`:
     /// the run's identity names by number ([`super::Context::identity_names`]).
     pub(crate) fn write(&self, w: &mut Writer<'_>, names: &[Arc<str>]) {
+        debug_assert!(
+            !self.activities_taken,
+            "a part is written with its activities"
+        );
         let c = &self.counts;
         for n in [
             c.requests,
@@ -416,6 +426,7 @@ impl Kept {
             referred_until,
             unknown_hosts,
             user_triggered,
+            activities_taken: false,
         })
     }
 }

@@ -40,6 +40,7 @@ mod activity;
 mod crawl_delay;
 mod disallow;
 mod findings;
+mod gathered;
 mod hosts;
 mod judge;
 mod kept;
@@ -66,7 +67,7 @@ use kept::{Charged, EngineFetch, Kept, Referral};
 
 pub use disallow::Lookups;
 pub(crate) use findings::merge_unknown_hosts;
-pub use judge::{replay, replay_parts};
+pub use judge::{replay, replay_gathered, replay_parts};
 pub use kinds::{FINDING_KINDS, FindingKind, VIOLATION_KINDS, ViolationKind};
 pub use split::SplitCollector;
 pub use state::{Fetch, LastRequest, State};
@@ -1182,6 +1183,16 @@ impl Sink for Collector<'_> {
         }
     }
 
+    /// Hands the chunk's activities and unknown hosts to the lookups, when
+    /// they gather ([`disallow::Lookups::gathering`]): the reader accepts
+    /// chunks in file order, and what a chunk held per (host, identity) is
+    /// then freed instead of kept until the end of the run.
+    fn accept(&mut self) {
+        if let Some(lookups) = self.lookups {
+            lookups.gather(&mut self.kept);
+        }
+    }
+
     /// Frees the chunk's caches and hands its unknown hosts to the run, so
     /// that a collector kept until the replay holds only its evidence.
     fn finish(&mut self) {
@@ -1206,6 +1217,11 @@ impl Sink for Collector<'_> {
                 self.rules.clear();
                 self.hosts.clear();
             }
+        }
+        // Gathering lookups take them when the reader accepts the chunk
+        // (a chunk past a fault is dropped, its hosts with it).
+        if self.lookups.is_some_and(disallow::Lookups::gathers) {
+            return;
         }
         let unknown = self.kept.take_unknown_hosts();
         if unknown != UnknownHosts::default() {

@@ -1246,18 +1246,28 @@ fn run_with<'c>(
             collector.finish();
             collectors.push(collector);
         }
-        Some(lookups) => {
-            for chunk in lines.chunks(7) {
-                let mut collector = Collector::with_lookups(c, lookups);
-                for l in chunk {
-                    collector.record(&parse_line(format, l.as_bytes()).unwrap());
-                }
-                collector.finish();
-                collectors.push(collector);
-            }
-        }
+        Some(lookups) => collectors = chunks_of_seven(c, format, lookups, lines),
     }
     replay(c, collectors)
+}
+
+/// Collectors of seven lines each, handing their lookups on, finished.
+fn chunks_of_seven<'c>(
+    c: &'c Context,
+    format: &crate::logs::Compiled,
+    lookups: &'c Lookups<'c>,
+    lines: &[String],
+) -> Vec<Collector<'c>> {
+    let mut collectors = Vec::new();
+    for chunk in lines.chunks(7) {
+        let mut collector = Collector::with_lookups(c, lookups);
+        for l in chunk {
+            collector.record(&parse_line(format, l.as_bytes()).unwrap());
+        }
+        collector.finish();
+        collectors.push(collector);
+    }
+    collectors
 }
 
 #[test]
@@ -1565,4 +1575,86 @@ fn no_referer_of_three_bytes_or_fewer_names_a_host() {
     }
     // Four bytes may: the shortcut's bound is tight.
     assert_eq!(referer_host(b"://a").as_deref(), Some("a"));
+}
+
+/// The audit's lookups gather each accepted chunk's activities as the
+/// reader accepts them (`Lookups::gathering`): the outcome is the one the
+/// chunks' own activities give, ties of one second across chunks
+/// included (the sample and the crawl-delay steps keep file order), and
+/// a chunk read but never accepted (one past a fault) adds nothing.
+#[test]
+fn activities_gathered_as_chunks_are_accepted_are_the_chunks_own() {
+    let c = ctx(snapshot(
+        "gathered",
+        &[
+            (
+                "a.example/robots.txt",
+                "User-agent: AhrefsBot\nCrawl-delay: 5\nDisallow: /private/\n\nUser-agent: *\nDisallow: /private/\n",
+            ),
+            ("b.example/robots.txt", "User-agent: *\nDisallow: /\n"),
+        ],
+    ));
+    let format = Format::VhostCombined.compile().unwrap();
+    // 24 requests a second: each (host, crawler) pair comes every 12 lines,
+    // twice a second, in two chunks of seven lines; versions in the
+    // User-Agents tell the requests apart.
+    let lines: Vec<String> = (0..84)
+        .map(|i| {
+            let host = ["a.example", "b.example", "c.example"][i % 3];
+            let ua = match i % 4 {
+                0 => format!("Mozilla/5.0 (compatible; AhrefsBot/7.{}; +http://ahrefs.com/robot/)", i % 5),
+                1 => format!("Mozilla/5.0 (compatible; Googlebot/2.{}; +http://www.google.com/bot.html)", i % 5),
+                2 => format!("Mozilla/5.0 (compatible; bingbot/2.{}; +http://www.bing.com/bingbot.htm)", i % 5),
+                _ => BROWSER.to_string(),
+            };
+            format!(
+                "{host} 192.0.2.{} - - [01/Nov/2026:10:00:{:02} +0000] \"GET /private/{i} HTTP/1.1\" 200 100 \"-\" \"{ua}\"",
+                i % 7,
+                i / 24 % 60,
+            )
+        })
+        .collect();
+    let compare = |a: &Outcome, b: &Outcome| {
+        assert_eq!(kinds(a), kinds(b));
+        assert_eq!(a.activity, b.activity);
+        assert_eq!(a.findings, b.findings);
+        assert_eq!(a.counts, b.counts);
+    };
+    let one = run_with(&c, &format, &lines, None);
+    assert!(
+        kinds(&one).iter().any(|k| k.1 == "crawl-delay"),
+        "the steps are walked"
+    );
+
+    // Every chunk accepted in file order.
+    let plain = Lookups::default();
+    let chunked = replay(&c, chunks_of_seven(&c, &format, &plain, &lines));
+    compare(&one, &chunked);
+    let gathering = Lookups::gathering();
+    let mut collectors = chunks_of_seven(&c, &format, &gathering, &lines);
+    for collector in &mut collectors {
+        collector.accept();
+        // Accepted twice, gathered once.
+        collector.accept();
+    }
+    let gathered = replay_gathered(&c, collectors, &gathering);
+    compare(&one, &gathered);
+
+    // Five chunks accepted; the rest read, never accepted, and dropped.
+    let kept = &lines[..35];
+    let plain = Lookups::default();
+    let expected = replay(&c, chunks_of_seven(&c, &format, &plain, kept));
+    let gathering = Lookups::gathering();
+    let mut collectors = chunks_of_seven(&c, &format, &gathering, &lines);
+    let dropped = collectors.split_off(5);
+    for collector in &mut collectors {
+        collector.accept();
+    }
+    drop(dropped);
+    let gathered = replay_gathered(&c, collectors, &gathering);
+    compare(&expected, &gathered);
+    assert_ne!(
+        one.activity, gathered.activity,
+        "the dropped chunks counted"
+    );
 }

@@ -171,7 +171,7 @@ where
         }
     }
     report.bytes = len;
-    (sinks, report)
+    (super::accepted(sinks), report)
 }
 
 /// The sample text of a bad row: each field's value as `name=value`, an
