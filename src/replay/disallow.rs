@@ -83,6 +83,10 @@ pub(crate) struct Judged {
     /// cached, when it is judged and its window does not reach back before
     /// the first known version; `None` when a version asks for none.
     pub(crate) delay: Option<f64>,
+    /// May a Crawl-delay apply to the crawler's name on the host at all
+    /// ([`Rules::may_delay`]), read from the selection the request looked
+    /// up (no lookup of its own).
+    pub(crate) may_delay: bool,
 }
 
 /// A request to judge.
@@ -157,6 +161,8 @@ struct Selection<'c> {
     groups: Vec<Option<Group<'c>>>,
     delay: Option<f64>,
     now: Option<usize>,
+    /// [`Rules::may_delay`] of the host and crawler.
+    may_delay: bool,
     /// Kept so that its address, part of the key, is not reused.
     _crawler: Arc<Crawler>,
 }
@@ -326,12 +332,7 @@ impl<'c> Rules<'c> {
     /// for a User-Agent the catalogue does not know): either's tokens
     /// count. When the answer is no, no request of the identity on the host
     /// can break a delay, and its requests need not be kept in order.
-    pub(crate) fn may_delay(
-        &mut self,
-        rules: &HostRules,
-        host: &str,
-        crawler: &Arc<Crawler>,
-    ) -> bool {
+    fn may_delay(&mut self, rules: &HostRules, host: &str, crawler: &Arc<Crawler>) -> bool {
         if !rules.judged {
             return false;
         }
@@ -460,12 +461,12 @@ impl<'c> Rules<'c> {
         &mut self,
         key: (usize, usize, usize),
         hit: &Hit<'_>,
-        judged: bool,
+        rules: &HostRules,
         start: i64,
     ) -> &Selection<'c> {
         let full = (key.0, key.1, key.2, Arc::as_ptr(hit.crawler) as usize);
         if !self.selections.contains_key(&full) {
-            let selection = self.select(key, hit, judged, start);
+            let selection = self.select(key, hit, rules, start);
             if self.selections.len() >= self.limit {
                 self.selections.clear();
             }
@@ -479,10 +480,11 @@ impl<'c> Rules<'c> {
         &mut self,
         key: (usize, usize, usize),
         hit: &Hit<'_>,
-        judged: bool,
+        rules: &HostRules,
         start: i64,
     ) -> Selection<'c> {
-        let window = self.window(key, hit.host, judged, start, hit.time);
+        let may_delay = self.may_delay(rules, hit.host, hit.crawler);
+        let window = self.window(key, hit.host, rules.judged, start, hit.time);
         let mut groups = Vec::with_capacity(window.policies.len());
         // The smallest delay among the versions; none when a version asks
         // for none.
@@ -510,6 +512,7 @@ impl<'c> Rules<'c> {
             groups,
             delay,
             now,
+            may_delay,
             _crawler: hit.crawler.clone(),
         }
     }
@@ -527,6 +530,7 @@ impl<'c> Rules<'c> {
             return Judged {
                 judged: false,
                 delay: None,
+                may_delay: false,
             };
         };
         let start = hit.time.saturating_sub(grace);
@@ -537,7 +541,8 @@ impl<'c> Rules<'c> {
             rules.points.partition_point(|&p| p <= start),
             rules.points.partition_point(|&p| p <= hit.time),
         );
-        let selection = self.selection(key, hit, rules.judged, start);
+        let selection = self.selection(key, hit, rules, start);
+        let may_delay = selection.may_delay;
         // The window's policies and their groups: held in the selection
         // for a window of one policy, else the window's.
         let (policies, groups) = match &selection.single {
@@ -553,6 +558,7 @@ impl<'c> Rules<'c> {
             return Judged {
                 judged,
                 delay: None,
+                may_delay,
             };
         }
         // Disallowed by every cached version, and what the policy in force
@@ -585,7 +591,11 @@ impl<'c> Rules<'c> {
                 self.violation(hit, &now, rule, cached, violations, user_triggered);
             }
         }
-        Judged { judged, delay }
+        Judged {
+            judged,
+            delay,
+            may_delay,
+        }
     }
 
     /// Adds to `violations` the Disallow violation of `hit` under `now`,

@@ -1002,9 +1002,7 @@ impl<'c> Collector<'c> {
         let i = match charged_ids.get(&(h, id)) {
             Some(&i) => i,
             None => {
-                let steps = slot
-                    .rules
-                    .is_some_and(|r| rules.may_delay(r, &slot.name, crawler));
+                let steps = judged.may_delay;
                 let i = kept.charge(Charged::new(
                     slot.name.clone(),
                     slot.id,
