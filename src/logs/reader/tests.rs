@@ -992,3 +992,74 @@ fn csv_header_faults_and_stdin_like_streams() {
     let (_, r) = read_csv_file(&temp("empty.csv", b""), 8 << 20);
     assert_eq!((r.fault, r.lines), (None, 0));
 }
+
+/// Records its chunk's targets, and on `accept` the order in which it was
+/// accepted, in a log all sinks share.
+struct Accepts {
+    log: Arc<Mutex<Vec<Vec<u8>>>>,
+    first: Option<Vec<u8>>,
+    accepted: usize,
+}
+
+impl Sink for Accepts {
+    fn record(&mut self, r: &Request<'_>) {
+        self.first.get_or_insert_with(|| r.target().to_vec());
+    }
+
+    fn accept(&mut self) {
+        self.accepted += 1;
+        let first = self.first.clone().unwrap_or_default();
+        self.log.lock().unwrap().push(first);
+    }
+}
+
+/// Every chunk a read returns is accepted once, in file order, before the
+/// read returns: plain files (many chunks, in windows), gzip streams and
+/// CSV files, whose chunks workers finish in any order.
+#[test]
+fn each_chunk_returned_is_accepted_once_in_file_order() {
+    let text: String = (0..6000).map(line).collect();
+    let csv: String = std::iter::once("time,path,status\n".to_string())
+        .chain((0..6000).map(|i| format!("2024-01-01T00:00:00Z,/c{i},200\n")))
+        .collect();
+    for (name, data, format) in [
+        ("accept.log", text.clone().into_bytes(), Format::Auto),
+        ("accept.log.gz", gzip(text.as_bytes()), Format::Auto),
+        (
+            "accept.csv",
+            csv.clone().into_bytes(),
+            "csv".parse().unwrap(),
+        ),
+        (
+            "accept.csv.gz",
+            gzip(csv.as_bytes()),
+            "csv".parse().unwrap(),
+        ),
+    ] {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let options = ReadOptions {
+            format,
+            chunk_size: 4096,
+        };
+        let make = || Accepts {
+            log: log.clone(),
+            first: None,
+            accepted: 0,
+        };
+        let (sinks, report) = read_input(&Input::File(temp(name, &data)), &options, &make);
+        assert_eq!((report.fault, report.parsed), (None, 6000), "{name}");
+        assert!(sinks.len() > 20, "{name}: {} chunks", sinks.len());
+        assert!(sinks.iter().all(|s| s.accepted == 1), "{name}");
+        let returned: Vec<Vec<u8>> = sinks
+            .iter()
+            .map(|s| s.first.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(*log.lock().unwrap(), returned, "{name}");
+        let mut sorted = returned.clone();
+        sorted.sort_by_key(|t| {
+            let digits = t.iter().skip(2).take_while(|b| b.is_ascii_digit());
+            digits.fold(0usize, |n, b| n * 10 + usize::from(b - b'0'))
+        });
+        assert_eq!(returned, sorted, "{name}: file order");
+    }
+}
