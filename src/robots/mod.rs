@@ -32,6 +32,7 @@ mod url;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 pub use extensions::{CrawlDelay, DelaySource};
 pub use parse::{MAX_LINE_BYTES, MAX_ROBOTS_BYTES};
@@ -195,6 +196,45 @@ fn best_of_block<'r>(
 const INDEXED_RULES: usize = 16;
 
 impl Block {
+    /// Hashes what the block is made of: its `User-agent` lines, rules
+    /// and delays, with their line numbers ([`Block::same_content`]).
+    fn hash_content<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        self.agents.len().hash(state);
+        for a in &self.agents {
+            (a.line, &a.written).hash(state);
+        }
+        self.rules.len().hash(state);
+        for r in &self.rules {
+            (r.kind, r.line, &r.written, r.pattern.escaped()).hash(state);
+        }
+        self.delays.len().hash(state);
+        for d in &self.delays {
+            (d.line(), d.seconds().to_bits()).hash(state);
+        }
+    }
+
+    /// Are two blocks made of the same lines (the same agents, rules and
+    /// delays, on the same line numbers)? Such blocks answer every query
+    /// alike, naming the same rules and lines. Their indexes are made of
+    /// their rules, so they are alike too.
+    fn same_content(&self, other: &Block) -> bool {
+        self.agents.len() == other.agents.len()
+            && self.rules.len() == other.rules.len()
+            && self.delays == other.delays
+            && self
+                .agents
+                .iter()
+                .zip(&other.agents)
+                .all(|(a, b)| a.line == b.line && a.written == b.written)
+            && self.rules.iter().zip(&other.rules).all(|(a, b)| {
+                a.kind == b.kind
+                    && a.line == b.line
+                    && a.written == b.written
+                    && a.pattern.escaped() == b.pattern.escaped()
+            })
+    }
+
     /// Indexes the rules (once sorted) when there are many.
     fn index(&mut self) {
         if self.rules.len() < INDEXED_RULES {
@@ -278,7 +318,9 @@ pub struct ParseStats {
 /// A parsed robots.txt, ready to answer many queries.
 #[derive(Clone, Debug, Default)]
 pub struct Robots {
-    blocks: Vec<Block>,
+    /// Shared with the files read before through the same [`Patterns`]
+    /// that wrote a block alike.
+    blocks: Vec<Arc<Block>>,
     /// Lower-cased product token (as the reference extracts it) to the
     /// blocks that name it.
     by_agent: HashMap<Box<[u8]>, Vec<u32>>,
@@ -349,6 +391,8 @@ impl Robots {
     /// patterns of the files read before with `patterns`.
     pub fn parse_with(body: &[u8], patterns: &mut Patterns) -> Robots {
         let mut robots = Robots::default();
+        // The blocks as read; shared through `patterns` once complete.
+        let mut blocks: Vec<Block> = Vec::new();
         // True once the current block has seen an Allow/Disallow line: the
         // next User-agent line then starts a new block.
         let mut block_has_rule = false;
@@ -356,13 +400,13 @@ impl Robots {
             let number = line.number;
             match line.key {
                 Key::UserAgent => {
-                    if robots.blocks.is_empty() || block_has_rule {
-                        robots.blocks.push(Block::default());
+                    if blocks.is_empty() || block_has_rule {
+                        blocks.push(Block::default());
                         block_has_rule = false;
                     }
-                    let index = (robots.blocks.len() - 1) as u32;
+                    let index = (blocks.len() - 1) as u32;
                     let written = String::from_utf8_lossy(line.value).into_owned();
-                    robots.blocks[index as usize].agents.push(AgentLine {
+                    blocks[index as usize].agents.push(AgentLine {
                         line: number,
                         written,
                     });
@@ -387,7 +431,7 @@ impl Robots {
                     }
                 }
                 Key::Allow | Key::Disallow => {
-                    let Some(block) = robots.blocks.last_mut() else {
+                    let Some(block) = blocks.last_mut() else {
                         robots.stats.rules_outside_groups += 1;
                         return;
                     };
@@ -429,7 +473,7 @@ impl Robots {
                         value: String::from_utf8_lossy(line.value).into_owned(),
                     }),
                     Some(ext @ (Extension::CrawlDelay | Extension::RequestRate)) => {
-                        let Some(block) = robots.blocks.last_mut() else {
+                        let Some(block) = blocks.last_mut() else {
                             robots.stats.rules_outside_groups += 1;
                             return;
                         };
@@ -444,7 +488,7 @@ impl Robots {
                 },
             }
         });
-        for block in &mut robots.blocks {
+        for block in &mut blocks {
             block.rules.sort_by(|a, b| {
                 b.priority()
                     .cmp(&a.priority())
@@ -454,6 +498,7 @@ impl Robots {
             block.rules.shrink_to_fit();
             block.index();
         }
+        robots.blocks = blocks.into_iter().map(|b| patterns.block(b)).collect();
         // A name written as such also selects the blocks that the
         // reference's reading gives it (`User-agent: MJ12bot` and a later
         // `User-agent: mj12bot/1.0` are one crawler's).

@@ -530,7 +530,7 @@ mod indexed_blocks {
     fn unindexed(robots: &Robots) -> Robots {
         let mut plain = robots.clone();
         for block in &mut plain.blocks {
-            block.leads = None;
+            Arc::make_mut(block).leads = None;
         }
         plain
     }
@@ -644,4 +644,58 @@ fn files_read_with_one_pattern_set_share_their_equal_patterns() {
         assert_eq!(x.allowed(), y.allowed());
         assert_eq!(x.rule().map(Rule::line), y.rule().map(Rule::line));
     }
+}
+
+/// Blocks written alike in two files (the same lines on the same line
+/// numbers) are one block in memory when the files are read with one
+/// `Patterns`, and answer alike; a block that differs in a line number,
+/// a rule or a delay is a block of its own.
+#[test]
+fn blocks_written_alike_are_kept_once() {
+    let shared = "User-agent: Googlebot\nDisallow: /private/\nAllow: /private/ok\n\n";
+    let mut patterns = Patterns::default();
+    let a = Robots::parse_with(
+        format!("{shared}User-agent: *\nDisallow: /a/\n").as_bytes(),
+        &mut patterns,
+    );
+    let b = Robots::parse_with(
+        format!("{shared}User-agent: *\nDisallow: /b/\n").as_bytes(),
+        &mut patterns,
+    );
+    // The same lines one line lower, a delay added, a rule changed.
+    let lower = Robots::parse_with(format!("\n{shared}").as_bytes(), &mut patterns);
+    let delayed = Robots::parse_with(
+        format!("{}Crawl-delay: 5\n", shared.trim_end()).as_bytes(),
+        &mut patterns,
+    );
+    let changed = Robots::parse_with(
+        shared.replace("/private/ok", "/private/no").as_bytes(),
+        &mut patterns,
+    );
+    assert!(Arc::ptr_eq(&a.blocks[0], &b.blocks[0]));
+    assert!(!Arc::ptr_eq(&a.blocks[1], &b.blocks[1]));
+    for other in [&lower, &delayed, &changed] {
+        assert!(!Arc::ptr_eq(&a.blocks[0], &other.blocks[0]));
+    }
+    for path in ["/private/x", "/private/ok", "/a/1", "/b/1"] {
+        let (va, vb) = (
+            a.check(&["Googlebot"], path.as_bytes()),
+            b.check(&["Googlebot"], path.as_bytes()),
+        );
+        assert_eq!(va.allowed(), vb.allowed(), "{path}");
+        assert_eq!(
+            va.rule().map(|r| (r.line(), r.directive())),
+            vb.rule().map(|r| (r.line(), r.directive())),
+            "{path}"
+        );
+    }
+    assert!(!a.check(&["bot"], b"/a/1").allowed());
+    assert!(b.check(&["bot"], b"/a/1").allowed());
+    assert_eq!(
+        lower
+            .check(&["Googlebot"], b"/private/x")
+            .rule()
+            .map(|r| r.line()),
+        Some(3)
+    );
 }
