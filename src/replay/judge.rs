@@ -343,6 +343,8 @@ fn replay_kept(
     for mut kept in chunks {
         counts.add(kept.counts());
         chunk_violations.push(kept.take_violations());
+        // Its activities, delayed rows and unknown hosts (unless the
+        // reader's acceptance gathered them already).
         gathered.gather(&mut kept);
         for (host, fetch) in kept.take_fetches() {
             by_host.entry(host).or_default().fetches.push(fetch);
@@ -358,7 +360,6 @@ fn replay_kept(
             let data = by_host.entry(host).or_default();
             data.referred_until = data.referred_until.max(Some(until));
         }
-        unknown_hosts.merge(kept.take_unknown_hosts());
         user_triggered.merge(kept.take_user_triggered());
     }
     // The snapshot's hosts are gathered by number (a CDN log's chunks each
