@@ -166,15 +166,16 @@ where
 
 /// Writes `height` rows as text: `fill(start, n, out)` appends rows
 /// `start..start + n` to `out`. Blocks of rows are formatted in parallel,
-/// a wave at a time, and written in order.
+/// a wave at a time, and written in order; the pool formats the next wave
+/// while the calling thread writes the last one (two waves in memory).
 pub(super) fn write_blocks<F>(w: &mut impl Write, height: usize, fill: F) -> Result<(), String>
 where
     F: Fn(usize, usize, &mut Vec<u8>) -> Result<(), String> + Sync,
 {
     let wave = rayon::current_num_threads().max(1) * 2;
     let blocks: Vec<usize> = (0..height).step_by(BLOCK_ROWS).collect();
-    for starts in blocks.chunks(wave) {
-        let texts = starts
+    let format = |starts: &[usize]| {
+        starts
             .par_iter()
             .map(|&start| {
                 let n = BLOCK_ROWS.min(height - start);
@@ -182,10 +183,109 @@ where
                 fill(start, n, &mut out)?;
                 Ok(out)
             })
-            .collect::<Result<Vec<_>, String>>()?;
-        for text in texts {
-            w.write_all(&text).map_err(|e| e.to_string())?;
+            .collect::<Result<Vec<Vec<u8>>, String>>()
+    };
+    let write = |w: &mut dyn Write, texts: Vec<Vec<u8>>| {
+        texts
+            .iter()
+            .try_for_each(|text| w.write_all(text))
+            .map_err(|e| e.to_string())
+    };
+    let mut waves = blocks.chunks(wave);
+    let Some(first) = waves.next() else {
+        return Ok(());
+    };
+    let mut formatted = format(first)?;
+    for starts in waves {
+        // The next wave formatted by the pool while this thread writes
+        // the one before it (the writes and the formatting overlap).
+        let mut next = None;
+        let mut written = Ok(());
+        let texts = std::mem::take(&mut formatted);
+        rayon::in_place_scope(|scope| {
+            scope.spawn(|_| next = Some(format(starts)));
+            written = write(w, texts);
+        });
+        written?;
+        formatted = next.expect("the scope ran the wave's formatting")?;
+    }
+    write(w, formatted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each row's text: its number on a line.
+    fn numbers(start: usize, n: usize, out: &mut Vec<u8>) -> Result<(), String> {
+        for i in start..start + n {
+            out.extend_from_slice(format!("{i}\n").as_bytes());
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn blocks_are_written_in_order_across_waves() {
+        // Blocks of several waves, the last one short, and the edges.
+        let wave_rows = BLOCK_ROWS * rayon::current_num_threads().max(1) * 2;
+        for height in [
+            0,
+            1,
+            BLOCK_ROWS,
+            wave_rows,
+            wave_rows + 1,
+            3 * wave_rows + 17,
+        ] {
+            let mut written = Vec::new();
+            write_blocks(&mut written, height, numbers).unwrap();
+            let mut want = Vec::new();
+            numbers(0, height, &mut want).unwrap();
+            assert!(written == want, "{height} rows written out of order");
         }
     }
-    Ok(())
+
+    #[test]
+    fn a_failed_block_or_write_stops_the_file_with_its_error() {
+        let wave_rows = BLOCK_ROWS * rayon::current_num_threads().max(1) * 2;
+        let height = 4 * wave_rows;
+        // A block of the third wave fails: nothing after the waves before
+        // it is written.
+        let bad = 2 * wave_rows + BLOCK_ROWS;
+        let mut written = Vec::new();
+        let err = write_blocks(&mut written, height, |start, n, out| {
+            if start == bad {
+                return Err(format!("block at {start}"));
+            }
+            numbers(start, n, out)
+        })
+        .unwrap_err();
+        assert_eq!(err, format!("block at {bad}"));
+        let mut want = Vec::new();
+        numbers(0, 2 * wave_rows, &mut want).unwrap();
+        assert!(written.len() <= want.len() && want.starts_with(&written));
+
+        /// A writer that fails once it holds `room` bytes.
+        struct Full {
+            room: usize,
+            held: usize,
+        }
+        impl Write for Full {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                if self.held + buf.len() > self.room {
+                    return Err(std::io::Error::other("disk full"));
+                }
+                self.held += buf.len();
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut full = Full {
+            room: 100_000,
+            held: 0,
+        };
+        let err = write_blocks(&mut full, height, numbers).unwrap_err();
+        assert_eq!(err, "disk full");
+    }
 }
