@@ -386,8 +386,8 @@ impl Kept {
             let fetch = Fetch {
                 time: r.i64()?,
                 verified: r.opt_bool()?,
-                client: r.text()?.to_string(),
-                method: r.text()?.to_string(),
+                client: r.text()?,
+                method: r.text()?,
                 status: r.u16()?,
             };
             fetches.push((host, EngineFetch::new(crawler, path, fetch)));

@@ -983,8 +983,8 @@ impl<'c> Collector<'c> {
                     Fetch {
                         time: t,
                         verified,
-                        client: client.to_string(),
-                        method: method.to_string(),
+                        client: rules.shared(&client),
+                        method: rules.shared(&method),
                         status,
                     },
                 ),

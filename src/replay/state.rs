@@ -18,10 +18,10 @@ pub struct Fetch {
     pub time: i64,
     /// Verified against published ranges; `None` when unknown.
     pub verified: Option<bool>,
-    /// The client address.
-    pub client: String,
-    /// The request method.
-    pub method: String,
+    /// The client address (shared: a client's fetches hold one copy).
+    pub client: Arc<str>,
+    /// The request method (shared, as the client).
+    pub method: Arc<str>,
     /// The response status.
     pub status: u16,
 }
@@ -58,8 +58,9 @@ impl FetchRow {
 /// One host's part of a [`State`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct HostState {
-    /// Crawler identities' last requests, by identity name.
-    last: Vec<(String, LastRequest)>,
+    /// Crawler identities' last requests, by identity name (shared: a
+    /// night's hosts hold one copy of each name).
+    last: Vec<(Arc<str>, LastRequest)>,
     /// The engine crawlers' fetches a later referral may rest on, ordered
     /// by crawler and URL, each URL's in the order they were added (a
     /// state file's order: reading one sorts nothing, writing one neither).
@@ -89,25 +90,29 @@ impl HostState {
     pub(crate) fn last_of(&self, identity: &str) -> Option<&LastRequest> {
         let i = self
             .last
-            .binary_search_by(|(name, _)| name.as_str().cmp(identity))
+            .binary_search_by(|(name, _)| (**name).cmp(identity))
             .ok()?;
         Some(&self.last[i].1)
     }
 
     /// Sets the last request of crawler identity `identity`.
-    pub(crate) fn set_last(&mut self, identity: impl AsRef<str> + Into<String>, last: LastRequest) {
+    pub(crate) fn set_last(
+        &mut self,
+        identity: impl AsRef<str> + Into<Arc<str>>,
+        last: LastRequest,
+    ) {
         // In order already (a state file's rows): appended.
         if self
             .last
             .last()
-            .is_none_or(|(name, _)| name.as_str() < identity.as_ref())
+            .is_none_or(|(name, _)| **name < *identity.as_ref())
         {
             self.last.push((identity.into(), last));
             return;
         }
         match self
             .last
-            .binary_search_by(|(name, _)| name.as_str().cmp(identity.as_ref()))
+            .binary_search_by(|(name, _)| (**name).cmp(identity.as_ref()))
         {
             Ok(i) => self.last[i].1 = last,
             Err(i) => self.last.insert(i, (identity.into(), last)),
@@ -115,7 +120,7 @@ impl HostState {
     }
 
     /// The last requests, by identity name.
-    pub(crate) fn lasts(&self) -> &[(String, LastRequest)] {
+    pub(crate) fn lasts(&self) -> &[(Arc<str>, LastRequest)] {
         &self.last
     }
 
@@ -451,7 +456,7 @@ mod tests {
         let clients: Vec<&str> = h
             .fetches_of("Googlebot", "/")
             .iter()
-            .map(|r| r.fetch.client.as_str())
+            .map(|r| &*r.fetch.client)
             .collect();
         assert_eq!(clients, ["first", "second"]);
     }

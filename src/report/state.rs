@@ -16,6 +16,7 @@ use polars_arrow::array::{ArrayRef, BooleanArray, PrimitiveArray};
 
 use super::{ReportError, parquet_groups};
 use crate::replay::{Fetch, FetchRow, HostState, LastRequest, State};
+use crate::text::Interner;
 use crate::time::{ALWAYS, DAY};
 
 const COLUMNS: [&str; 11] = [
@@ -194,7 +195,22 @@ fn state_of(columns: Columns) -> Result<State, String> {
     // to it at its end (in a state file's order: nothing to sort).
     let mut parts: Vec<(String, HostState)> = Vec::new();
     let mut fetches: Vec<FetchRow> = Vec::new();
-    let mut crawler_name: Option<Arc<str>> = None;
+    // Crawler names, clients and methods shared, as a night's rows share
+    // them: one copy per distinct text, the previous row's looked at
+    // first (a crawler's fetches follow each other).
+    let mut texts = Interner::default();
+    let [
+        mut last_identity,
+        mut crawler_name,
+        mut last_client,
+        mut last_method,
+    ]: [Option<Arc<str>>; 4] = Default::default();
+    let mut shared = |last: &mut Option<Arc<str>>, text: &str| -> Arc<str> {
+        match last {
+            Some(t) if **t == *text => t.clone(),
+            _ => last.insert(texts.get(text)).clone(),
+        }
+    };
     let rows = kind
         .iter()
         .zip(host.iter())
@@ -241,26 +257,22 @@ fn state_of(columns: Columns) -> Result<State, String> {
                     resolution,
                     robots_fetch: instant(robots, "robots_fetch")?,
                 };
-                entries.set_last(crawler, last);
+                entries.set_last(shared(&mut last_identity, crawler), last);
             }
             Some("fetch") => {
                 let status = status
                     .filter(|s| (200..300).contains(s))
                     .ok_or_else(|| format!("row {row}: a fetch's status must be 2xx"))?;
                 let url = need(url, row, "url")?;
-                // Rows of one crawler follow each other: its name once.
-                let crawler = match &crawler_name {
-                    Some(name) if **name == *crawler => name.clone(),
-                    _ => crawler_name.insert(crawler.into()).clone(),
-                };
+                let crawler = shared(&mut crawler_name, crawler);
                 fetches.push(FetchRow {
                     crawler,
                     url: url.to_string(),
                     fetch: Fetch {
                         time: t,
                         verified,
-                        client: client.unwrap_or_default().to_string(),
-                        method: method.unwrap_or_default().to_string(),
+                        client: shared(&mut last_client, client.unwrap_or_default()),
+                        method: shared(&mut last_method, method.unwrap_or_default()),
                         status: status as u16,
                     },
                 });
@@ -278,7 +290,7 @@ fn state_of(columns: Columns) -> Result<State, String> {
 #[derive(Clone, Copy)]
 enum Row<'s> {
     /// A crawler identity's last request: the identity and the request.
-    Last(&'s str, &'s (String, LastRequest)),
+    Last(&'s str, &'s (Arc<str>, LastRequest)),
     /// An engine crawler's fetch.
     Fetch(&'s str, &'s FetchRow),
 }
@@ -356,8 +368,8 @@ fn text_cell<'s>(column: &str) -> Option<(TextCell<'s>, bool)> {
         "host" => (|r| Some(r.host()), false),
         "crawler" => (|r| Some(r.crawler()), false),
         "url" => (|r| r.fetch().map(|f| f.url.as_str()), true),
-        "client" => (|r| r.fetch().map(|f| f.fetch.client.as_str()), true),
-        "method" => (|r| r.fetch().map(|f| f.fetch.method.as_str()), true),
+        "client" => (|r| r.fetch().map(|f| &*f.fetch.client), true),
+        "method" => (|r| r.fetch().map(|f| &*f.fetch.method), true),
         _ => return None,
     };
     Some((cell, nullable))
@@ -424,8 +436,11 @@ fn group_arrays(rows: &[Row<'_>]) -> Vec<ArrayRef> {
         .par_iter()
         .map(|&name| {
             if let Some((cell, _)) = text_cell(name) {
-                // Hosts and kinds are shared texts (one per host, two in all).
-                parquet_groups::text_array(rows.len(), matches!(name, "host" | "kind"), || {
+                // All but the URLs are shared texts: one per host, two
+                // kinds, and crawler names, clients and methods shared
+                // by the state's rows (mostly: a text met at a new address
+                // is looked up by its bytes).
+                parquet_groups::text_array(rows.len(), name != "url", || {
                     rows.iter().map(|&r| cell(r))
                 })
             } else if let Some(cell) = int_cell(name) {
@@ -675,7 +690,7 @@ mod tests {
                     Fetch {
                         time: n as i64,
                         verified: [Some(true), None, Some(false)][n % 3],
-                        client: format!("192.0.2.{}", n % clients),
+                        client: format!("192.0.2.{}", n % clients).into(),
                         method: ["GET", "HEAD"][usize::from(n % 7 == 0)].into(),
                         status: [200, 204][n % 2],
                     },
