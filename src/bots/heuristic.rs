@@ -399,7 +399,7 @@ fn crawler(name: String, category: Category, origin: Origin) -> Crawler {
     };
     let meta_names = tokens.iter().map(|t| t.to_ascii_lowercase()).collect();
     Crawler {
-        name,
+        name: name.into(),
         operator: None,
         category,
         tokens,
@@ -442,7 +442,10 @@ mod tests {
     #[test]
     fn generic_heuristic() {
         let h = Heuristic::new();
-        let cat = |ua: &str| h.classify(ua.as_bytes()).map(|c| (c.name, c.category));
+        let cat = |ua: &str| {
+            h.classify(ua.as_bytes())
+                .map(|c| (c.name.to_string(), c.category))
+        };
         assert_eq!(cat("curl/8.4.0"), Some(("curl".into(), Category::Library)));
         assert_eq!(
             cat("Go-http-client/1.1"),
@@ -557,14 +560,18 @@ mod tests {
             "Mozilla/5.0 (Linux; Android 6.0.1; SM-G900V Build/MMB29M; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/52.0.2743.98 Mobile Safari/537.36 GSA/6.2.34.21.arm",
             "Mozilla/5.0 (iPhone; CPU iPhone OS 7_0_4 like Mac OS X) AppleWebKit/536.26 (KHTML, like Gecko) GSA/3.2.1.25875 Mobile/11B554a Safari/8536.25",
         ] {
-            assert_eq!(h.classify(ua.as_bytes()).map(|c| c.name), None, "{ua}");
+            assert_eq!(
+                h.classify(ua.as_bytes()).map(|c| c.name.to_string()),
+                None,
+                "{ua}"
+            );
         }
     }
 
     #[test]
     fn a_bot_is_named_by_what_names_it_not_by_browser_words() {
         let h = Heuristic::new();
-        let name = |ua: &str| h.classify(ua.as_bytes()).unwrap().name;
+        let name = |ua: &str| h.classify(ua.as_bytes()).unwrap().name.to_string();
         assert_eq!(name("Mozilla/5.0"), IMITATION);
         assert_eq!(
             name("Mozilla/5.0 (compatible; MSIE 6.0; Windows NT 5.1; SV1; .NET CLR 1.1.4325)"),

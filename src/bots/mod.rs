@@ -166,7 +166,7 @@ pub enum Origin {
 /// One crawler of the catalogue (or one recognised on the fly).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Crawler {
-    name: String,
+    name: Arc<str>,
     operator: Option<String>,
     category: Category,
     tokens: Vec<String>,
@@ -185,6 +185,11 @@ impl Crawler {
     /// Display name and identity (`Googlebot`).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The name, shared: rows that name the crawler hold this one copy.
+    pub fn shared_name(&self) -> Arc<str> {
+        self.name.clone()
     }
 
     /// Who runs it, when known.
@@ -630,7 +635,7 @@ impl Catalogue {
             };
             compiled.push(Arc::new(Crawler {
                 meta_names: meta_source.iter().map(|m| m.to_ascii_lowercase()).collect(),
-                name: def.name,
+                name: def.name.into(),
                 operator: def.operator,
                 category: def.category,
                 tokens,
@@ -829,7 +834,7 @@ impl<'c> Identifier<'c> {
             if c.origin == Origin::Curated || c.origin == Origin::User {
                 return c;
             }
-            self.names.entry(c.name.clone()).or_insert(c).clone()
+            self.names.entry(c.name.to_string()).or_insert(c).clone()
         });
         self.cache.insert(ua.into(), found.clone());
         found

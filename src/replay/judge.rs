@@ -152,19 +152,11 @@ fn judge_host(
     // The previous night's entries of the host (moved, not copied).
     let mut entries = prior;
     // Engine crawlers' 2xx fetches by crawler and URL, the previous
-    // nights' first. Each crawler's name once per host.
-    let mut crawlers: Vec<Arc<str>> = Vec::new();
-    let mut name_of = |crawler: &str| -> Arc<str> {
-        match crawlers.iter().find(|c| &***c == crawler) {
-            Some(c) => c.clone(),
-            None => {
-                crawlers.push(crawler.into());
-                crawlers[crawlers.len() - 1].clone()
-            }
-        }
-    };
+    // nights' first. Each names its crawler by the catalogue's shared
+    // copy of the name (the state file's writer looks a name up once per
+    // copy it meets: a copy per host was 100,000 lookups at 100,000 hosts).
     entries.extend_fetches(engine_fetches.drain(..).map(|f| {
-        let crawler = name_of(f.crawler().name());
+        let crawler = f.crawler().shared_name();
         let (url, fetch) = f.into_parts();
         FetchRow {
             crawler,
