@@ -68,7 +68,7 @@ pub(crate) fn is_robots_txt(path: &str) -> bool {
 
 #[derive(Default)]
 struct HostResult {
-    host: String,
+    host: Arc<str>,
     violations: Violations,
     findings: Vec<Finding>,
     activity: Vec<CrawlerActivity>,
@@ -129,7 +129,7 @@ fn judge_host(
     ctx: &Context,
     delayed: &[DelayedRows],
     names: &[Arc<str>],
-    host: &str,
+    host: &Arc<str>,
     data: HostData,
     prior: HostState,
 ) -> HostResult {
@@ -146,7 +146,7 @@ fn judge_host(
     engine_fetches.sort_by_key(EngineFetch::time);
     referrals.sort_by_key(Referral::time);
     let mut out = HostResult {
-        host: host.to_string(),
+        host: host.clone(),
         ..HostResult::default()
     };
     // The previous night's entries of the host (moved, not copied).

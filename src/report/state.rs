@@ -193,7 +193,7 @@ fn state_of(columns: Columns) -> Result<State, String> {
     // order: a few thousand parts, each host's rows in one part or two);
     // the parts are merged by host afterwards. A part's fetches are added
     // to it at its end (in a state file's order: nothing to sort).
-    let mut parts: Vec<(String, HostState)> = Vec::new();
+    let mut parts: Vec<(Arc<str>, HostState)> = Vec::new();
     let mut fetches: Vec<FetchRow> = Vec::new();
     // Crawler names, clients and methods shared, as a night's rows share
     // them: one copy per distinct text, the previous row's looked at
@@ -238,11 +238,11 @@ fn state_of(columns: Columns) -> Result<State, String> {
         };
         let (host, crawler) = (need(host, row, "host")?, need(crawler, row, "crawler")?);
         let t = instant(time, "time")?.ok_or_else(|| format!("row {row} has no time"))?;
-        if parts.last().is_none_or(|(h, _)| h != host) {
+        if parts.last().is_none_or(|(h, _)| **h != *host) {
             if let Some((_, entries)) = parts.last_mut() {
                 entries.extend_fetches(fetches.drain(..));
             }
-            parts.push((host.to_string(), HostState::default()));
+            parts.push((host.into(), HostState::default()));
         }
         let entries = &mut parts.last_mut().expect("a part for this host").1;
         match kind {
