@@ -142,6 +142,11 @@ pub fn judge<'b>(
     ctx.set_shard(Some(shard));
     let state_before = ctx.replace_state(state);
     let outcome = replay_parts(ctx, parts);
+    // The judgement's working sets are freed: back to the system before
+    // the task hands its outcome over (a cluster's worker process lives
+    // on to run other tasks, and its memory limit counts what its heap
+    // keeps). A local audit trims once, before its report instead.
+    crate::memory::give_back_freed();
     ctx.set_shard(shard_before);
     ctx.replace_state(state_before);
     outcome

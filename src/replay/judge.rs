@@ -481,11 +481,13 @@ fn replay_kept(
         .extend(findings::unknown_hosts(unknown_hosts));
     outcome.findings.extend(user_triggered.into_findings());
     // The chunks' and hosts' working sets are freed by now. They are not
-    // handed back to the system here but once, before the report is built
-    // (`Report::build_taking_rows`): a second trim walked every heap again
-    // and returned pages the report faulted straight back in (100,000
-    // hosts with `--state`: about 0.07 CPU-s in `malloc_trim`, more in the
-    // faults after it), for the same peak.
+    // handed back to the system here but by the caller: an audit once,
+    // before its report is built (`Report::build_taking_rows`), a
+    // cluster's task after its judgement (`distributed::judge`). A trim
+    // here too walked every heap a second time and returned pages the
+    // report faulted straight back in (100,000 hosts with `--state`: about
+    // 0.07 CPU-s in `malloc_trim`, more in the faults after it), for the
+    // same peak.
     // The violations are in the table's order already.
     super::sort_findings(&mut outcome.findings);
     outcome
