@@ -173,33 +173,31 @@ impl HostState {
     /// every later one can.
     pub(crate) fn prune(&mut self, now: i64, grace: i64) {
         let cutoff = now.saturating_sub(grace);
-        // Each crawler and URL's fetches put in time order, and the runs
-        // of those to drop noted (none, mostly: then nothing is moved).
-        let mut drop: Vec<(usize, usize)> = Vec::new();
+        // Each crawler and URL's fetches put in time order; which to keep
+        // is noted only once one is to be dropped (none, mostly: then
+        // nothing is allocated or moved).
+        let len = self.fetches.len();
+        let mut keep: Option<Vec<bool>> = None;
         let mut start = 0;
-        while start < self.fetches.len() {
+        while start < len {
             let key = self.fetches[start].key();
-            let len = self.fetches[start..].partition_point(|r| r.key() == key);
-            let group = &mut self.fetches[start..start + len];
+            let n = self.fetches[start..].partition_point(|r| r.key() == key);
+            let group = &mut self.fetches[start..start + n];
             // Stable: fetches of one time keep their order.
             group.sort_by_key(|r| r.fetch.time);
             let old = group.partition_point(|r| r.fetch.time <= cutoff);
             if old > 1 {
-                drop.push((start, start + old - 1));
+                keep.get_or_insert_with(|| vec![true; len])[start..start + old - 1].fill(false);
             }
-            start += len;
+            start += n;
         }
-        if drop.is_empty() {
-            return;
+        if let Some(keep) = keep {
+            let mut i = 0;
+            self.fetches.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
         }
-        let mut i = 0;
-        let mut runs = drop.into_iter().peekable();
-        self.fetches.retain(|_| {
-            while runs.next_if(|&(_, end)| end <= i).is_some() {}
-            let kept = runs.peek().is_none_or(|&(from, _)| i < from);
-            i += 1;
-            kept
-        });
     }
 }
 
