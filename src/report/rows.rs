@@ -5,6 +5,7 @@
 //! rows.
 
 use std::io::Write;
+use std::sync::Mutex;
 
 use polars::prelude::*;
 use rayon::prelude::*;
@@ -168,28 +169,44 @@ where
 /// `start..start + n` to `out`. Blocks of rows are formatted in parallel,
 /// a wave at a time, and written in order; the pool formats the next wave
 /// while the calling thread writes the last one (two waves in memory).
+/// A written block's buffer is emptied and handed to a block of a later
+/// wave: the heap's pages are faulted in for the first two waves only,
+/// not for every wave of a large file.
 pub(super) fn write_blocks<F>(w: &mut impl Write, height: usize, fill: F) -> Result<(), String>
 where
     F: Fn(usize, usize, &mut Vec<u8>) -> Result<(), String> + Sync,
 {
     let wave = rayon::current_num_threads().max(1) * 2;
     let blocks: Vec<usize> = (0..height).step_by(BLOCK_ROWS).collect();
+    let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
     let format = |starts: &[usize]| {
         starts
             .par_iter()
             .map(|&start| {
                 let n = BLOCK_ROWS.min(height - start);
-                let mut out = Vec::with_capacity(n * 256);
+                let mut out = spare
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .pop()
+                    .unwrap_or_else(|| Vec::with_capacity(n * 256));
                 fill(start, n, &mut out)?;
                 Ok(out)
             })
             .collect::<Result<Vec<Vec<u8>>, String>>()
     };
     let write = |w: &mut dyn Write, texts: Vec<Vec<u8>>| {
-        texts
+        let written = texts
             .iter()
             .try_for_each(|text| w.write_all(text))
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string());
+        let mut spare = spare
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        spare.extend(texts.into_iter().map(|mut text| {
+            text.clear();
+            text
+        }));
+        written
     };
     let mut waves = blocks.chunks(wave);
     let Some(first) = waves.next() else {
