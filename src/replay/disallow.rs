@@ -143,6 +143,10 @@ pub(crate) struct Rules<'c> {
     /// ([`Rules::may_delay`])? The crawler is kept so that its address is
     /// not reused while cached.
     delays: HashMap<(usize, usize), (bool, Arc<Crawler>)>,
+    /// Per host (by the address of its [`HostRules`]): every policy it
+    /// ever has, which [`Rules::may_delay`] reads for each crawler met
+    /// there (looked up in the snapshot once per host, not per crawler).
+    always: HashMap<usize, Arc<[Policy<'c>]>>,
     /// The violations' repeated cells, shared (emptied at the maps'
     /// limit, as the maps are).
     texts: Interner,
@@ -292,6 +296,7 @@ impl<'c> Rules<'c> {
             selections: HashMap::new(),
             groups: HashMap::new(),
             delays: HashMap::new(),
+            always: HashMap::new(),
             texts: Interner::default(),
             cells: HashMap::new(),
         }
@@ -303,6 +308,7 @@ impl<'c> Rules<'c> {
         self.selections = HashMap::new();
         self.groups = HashMap::new();
         self.delays = HashMap::new();
+        self.always = HashMap::new();
         self.texts = Interner::default();
         self.cells = HashMap::new();
     }
@@ -344,10 +350,7 @@ impl<'c> Rules<'c> {
         if let Some((answer, _)) = self.delays.get(&key) {
             return *answer;
         }
-        let policies = self
-            .ctx
-            .snapshot()
-            .policies_during(host, crate::time::ALWAYS, i64::MAX);
+        let policies = self.always(rules, host);
         // This crawler's reading, through the groups the requests use.
         let mut answer = policies
             .iter()
@@ -391,6 +394,24 @@ impl<'c> Rules<'c> {
         }
         self.delays.insert(key, (answer, crawler.clone()));
         answer
+    }
+
+    /// Every policy `host` (whose rules are `rules`) ever has.
+    fn always(&mut self, rules: &HostRules, host: &str) -> Arc<[Policy<'c>]> {
+        let key = rules as *const HostRules as usize;
+        if let Some(policies) = self.always.get(&key) {
+            return policies.clone();
+        }
+        let policies: Arc<[Policy<'c>]> = self
+            .ctx
+            .snapshot()
+            .policies_during(host, crate::time::ALWAYS, i64::MAX)
+            .into();
+        if self.always.len() >= self.limit {
+            self.always.clear();
+        }
+        self.always.insert(key, policies.clone());
+        policies
     }
 
     /// The group `policy` selects for `crawler`, and its crawl delay.
