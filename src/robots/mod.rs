@@ -489,11 +489,15 @@ impl Robots {
             }
         });
         for block in &mut blocks {
-            block.rules.sort_by(|a, b| {
-                b.priority()
-                    .cmp(&a.priority())
-                    .then_with(|| (b.kind == RuleKind::Allow).cmp(&(a.kind == RuleKind::Allow)))
-                    .then_with(|| a.line.cmp(&b.line))
+            // Best first: higher priority, then Allow, then the earlier
+            // line. Lines are unique, so the order is total and an
+            // unstable sort gives the stable sort's result.
+            block.rules.sort_unstable_by_key(|r| {
+                (
+                    std::cmp::Reverse(r.priority()),
+                    r.kind != RuleKind::Allow,
+                    r.line,
+                )
             });
             block.rules.shrink_to_fit();
             block.index();

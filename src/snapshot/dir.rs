@@ -190,7 +190,7 @@ fn ok() -> u16 {
 pub const MAX_PAGE_LINE: usize = 16 << 20;
 
 fn load_pages(path: &Path, host: &str, snapshot: &mut Snapshot) -> Result<(), SnapshotError> {
-    let file = open_regular(path)?;
+    let (file, _) = open_regular(path)?;
     load_pages_from(file, path, host, snapshot)
 }
 

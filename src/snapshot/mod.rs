@@ -88,8 +88,9 @@ fn special_kind(file_type: std::fs::FileType) -> &'static str {
 
 /// Opens a snapshot file for reading, if it is a regular file (after
 /// following symbolic links): a FIFO would block the run, a device such as
-/// `/dev/zero` would never end.
-pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File, SnapshotError> {
+/// `/dev/zero` would never end. Returns the file and its length (as it
+/// was when opened).
+pub(crate) fn open_regular(path: &Path) -> Result<(std::fs::File, u64), SnapshotError> {
     let refuse = |file_type: std::fs::FileType| {
         SnapshotError::new(
             path,
@@ -115,7 +116,7 @@ pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File, SnapshotError> 
     if !meta.is_file() {
         return Err(refuse(meta.file_type()));
     }
-    Ok(file)
+    Ok((file, meta.len()))
 }
 
 /// Reads a robots.txt body from a snapshot file: at most
@@ -124,9 +125,12 @@ pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File, SnapshotError> 
 /// longer), from regular files only.
 pub(crate) fn read_robots_file(path: &Path) -> Result<Vec<u8>, SnapshotError> {
     use std::io::Read;
-    let file = open_regular(path)?;
-    let mut body = Vec::new();
-    file.take(crate::robots::MAX_ROBOTS_BYTES as u64 + 1)
+    let (file, len) = open_regular(path)?;
+    let limit = crate::robots::MAX_ROBOTS_BYTES as u64 + 1;
+    // Sized from the file's length: `take` hides it from `read_to_end`,
+    // which would otherwise grow the buffer from 32 bytes by doubling.
+    let mut body = Vec::with_capacity(usize::try_from(len.min(limit)).unwrap_or(0));
+    file.take(limit)
         .read_to_end(&mut body)
         .map_err(|e| SnapshotError::new(path, None, format!("cannot read: {e}")))?;
     Ok(body)

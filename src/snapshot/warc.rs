@@ -222,7 +222,7 @@ fn split_url(uri: &str) -> Option<(String, String)> {
 
 /// Loads one WARC file into `snapshot` and returns what it held.
 pub(crate) fn load(path: &Path, snapshot: &mut Snapshot) -> Result<WarcStats, SnapshotError> {
-    let file = super::open_regular(path)?;
+    let (file, _) = super::open_regular(path)?;
     load_from(file, path, snapshot)
 }
 
