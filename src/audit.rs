@@ -1,6 +1,6 @@
 //! The audit as one library call: the log inputs are read in parallel,
 //! each chunk collected by a [`Collector`] (Disallow judged on the spot),
-//! then the ordered stage judges per host ([`replay`]). The command line's
+//! then the ordered stage judges per host ([`crate::replay`]). The command line's
 //! `audit` is this call with flags turned into an [`AuditConfig`], and the
 //! report ([`crate::report::Report`]) built and written from its result.
 //!

@@ -49,6 +49,8 @@ pub struct Args {
     /// json:azure, json:fastly, json:akamai, json:traefik, w3c, alb, elb, s3, envoy,
     /// lighttpd, haproxy[:Host,User-Agent,...], parquet, nginx:'<log_format>',
     /// regex:'<pattern>', csv, or tsv.
+    // The text above is `--help`'s, not Markdown: its `<...>` are not tags.
+    #[allow(rustdoc::invalid_html_tags)]
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// JSON (and Parquet column) field mapping overrides:
