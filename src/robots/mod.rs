@@ -490,8 +490,10 @@ impl Robots {
         });
         for block in &mut blocks {
             // Best first: higher priority, then Allow, then the earlier
-            // line. Lines are unique, so the order is total and an
-            // unstable sort gives the stable sort's result.
+            // line. No two rules share all three (the `/dir/$` rule an
+            // `Allow: /dir/index.html` adds shares its line but is
+            // shorter), so the order is total and an unstable sort gives
+            // the stable sort's result.
             block.rules.sort_unstable_by_key(|r| {
                 (
                     std::cmp::Reverse(r.priority()),
