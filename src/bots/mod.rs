@@ -810,7 +810,7 @@ fn without_pasted_header(ua: &[u8]) -> &[u8] {
 pub struct Identifier<'c> {
     catalogue: &'c Catalogue,
     cache: HashMap<Box<[u8]>, Option<Arc<Crawler>>>,
-    names: HashMap<String, Arc<Crawler>>,
+    names: HashMap<Arc<str>, Arc<Crawler>>,
 }
 
 impl<'c> Identifier<'c> {
@@ -834,7 +834,7 @@ impl<'c> Identifier<'c> {
             if c.origin == Origin::Curated || c.origin == Origin::User {
                 return c;
             }
-            self.names.entry(c.name.to_string()).or_insert(c).clone()
+            self.names.entry(c.shared_name()).or_insert(c).clone()
         });
         self.cache.insert(ua.into(), found.clone());
         found
