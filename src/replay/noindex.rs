@@ -29,6 +29,41 @@ pub(super) fn shown_despite_rules(
     fetches: &HostState,
     violations: &mut Violations,
 ) {
+    use rayon::prelude::*;
+    if referrals.len() <= REFERRALS_PART {
+        shown_in_part(ctx, host, referrals, fetches, violations);
+        return;
+    }
+    // Each referral is judged by itself, so a host with many (the one
+    // host of a site's log) is judged in parts in parallel; the parts'
+    // rows follow one another in the referrals' order, as one loop adds
+    // them.
+    let parts: Vec<Violations> = referrals
+        .par_chunks(REFERRALS_PART)
+        .map(|part| {
+            let mut found = Violations::default();
+            shown_in_part(ctx, host, part, fetches, &mut found);
+            found
+        })
+        .collect();
+    for found in parts {
+        violations.append(found);
+    }
+}
+
+/// The referrals a worker judges at a time in [`shown_despite_rules`]
+/// (two in the unit tests, so that their hosts' referrals are judged in
+/// parts and still give the known answers).
+const REFERRALS_PART: usize = if cfg!(test) { 2 } else { 16 * 1024 };
+
+/// [`shown_despite_rules`] of consecutive `referrals`, on one thread.
+fn shown_in_part(
+    ctx: &Context,
+    host: &str,
+    referrals: &[Referral],
+    fetches: &HostState,
+    violations: &mut Violations,
+) {
     let snap = ctx.snapshot();
     let settings = ctx.settings();
     // The violations' repeated cells, shared.

@@ -773,6 +773,50 @@ fn impersonators_are_charged_separately_and_are_no_evidence() {
     );
 }
 
+/// Referrals of one second to one page, from Google's result pages in
+/// seven countries: their rows tie on every key of the table's order, so
+/// they come in the referrals' order. The unit tests judge a host's
+/// referrals two at a time in parallel (`noindex::REFERRALS_PART`), so
+/// this also holds the parts' rows to the referrals' order.
+#[test]
+fn noindex_rows_of_one_second_keep_the_referrals_order() {
+    let c = ctx(noindex_snapshot("noindex-order"));
+    let countries = ["de", "fr", "it", "es", "nl", "pl", "se"];
+    let mut lines = vec![line(
+        "66.249.66.1",
+        1,
+        "03:00:00",
+        "/gone",
+        200,
+        "-",
+        GOOGLEBOT,
+    )];
+    for country in countries {
+        lines.push(line(
+            "198.51.100.1",
+            5,
+            "00:00:00",
+            "/gone",
+            200,
+            &format!("https://www.google.{country}/"),
+            BROWSER,
+        ));
+    }
+    let o = run(&c, &lines);
+    let details: Vec<String> = o
+        .violations
+        .iter()
+        .map(|v| v.detail().to_string())
+        .collect();
+    let want: Vec<String> = countries
+        .iter()
+        .map(|country| {
+            format!("referrer www.google.{country}; crawler fetched 2026-11-01T03:00:00Z")
+        })
+        .collect();
+    assert_eq!(details, want);
+}
+
 #[test]
 fn findings_no_robots_fetch_unseen_noindex_noindex_lines_unknown_hosts() {
     let c = ctx(snapshot(
