@@ -1,6 +1,8 @@
 //! robots.txt evaluator benchmarks: parse time and checks per second on a
-//! realistic file (~200 rules, wildcards, several groups) and on a hostile
-//! one (10,000 rules whose patterns carry 50 `*` each).
+//! realistic file (~200 rules, wildcards, several groups), on a hostile
+//! one (10,000 rules whose patterns carry 50 `*` each), and on one of many
+//! rules under one directory (a documentation site's file: 30,000
+//! `Disallow: /html/...` lines).
 //!
 //! Run with `cargo bench --bench robots`. Inputs are generated with a fixed
 //! seed, so every run measures the same bytes.
@@ -166,6 +168,46 @@ fn check_hostile(bencher: Bencher, path_len: usize) {
     let paths = urls(100, Some(path_len));
     bencher.counter(ItemsCount::new(paths.len())).bench(|| {
         let group = robots.group(&["x"]);
+        paths
+            .iter()
+            .filter(|p| group.check(black_box(p)).allowed())
+            .count()
+    });
+}
+
+/// `rules` rules under one directory, as a documentation site's file lists
+/// its retired manuals (`Disallow: /html/A44550_1/`), with a few wildcards.
+fn one_directory_robots(rules: usize) -> Vec<u8> {
+    let mut out = String::from("User-agent: *\nDisallow: /*.pdf$\nAllow: /html/index\n");
+    for n in 0..rules {
+        out.push_str(&format!(
+            "Disallow: /html/E{:05}_{:02}/\n",
+            n * 7 % 100_000,
+            n % 13
+        ));
+    }
+    out.into_bytes()
+}
+
+/// Paths under the directory: half under a listed manual, half not.
+fn one_directory_urls(rules: usize, count: usize) -> Vec<Vec<u8>> {
+    let mut rng = Rng(0xD0C5);
+    (0..count)
+        .map(|i| {
+            let n = rng.below(rules);
+            let manual = if i % 2 == 0 { n % 13 } else { 13 + n % 7 };
+            format!("/html/E{:05}_{manual:02}/toc.htm", n * 7 % 100_000).into_bytes()
+        })
+        .collect()
+}
+
+/// Per URL, against a file of that many rules under one directory.
+#[divan::bench(args = [100, 1_000, 30_000])]
+fn check_one_directory(bencher: Bencher, rules: usize) {
+    let robots = Robots::parse(&one_directory_robots(rules));
+    let paths = one_directory_urls(rules, 1000);
+    bencher.counter(ItemsCount::new(paths.len())).bench(|| {
+        let group = robots.group(&["Googlebot"]);
         paths
             .iter()
             .filter(|p| group.check(black_box(p)).allowed())

@@ -7,6 +7,7 @@ Development tool, not part of CI. Needs the PyPI package `jwm-robotstxt`
     pip install jwm-robotstxt
     cargo build --release
     python3 scripts/crosscheck_robots.py --random 1000 --seed 1
+    python3 scripts/crosscheck_robots.py --random 300 --lines 300 --urls 40
     python3 scripts/crosscheck_robots.py --corpus ../shared/data/robots_corpus/protego
 
 For each robots.txt (random, or every file below a corpus directory) and each
@@ -120,10 +121,10 @@ def rand_agent(rng):
     return token + suffix
 
 
-def rand_line(rng, state):
+def rand_line(rng, state, agents=0.22):
     r = rng.random()
     sep = rng.choice([": ", ":", " :  ", " ", "\t", ":\t"])
-    if r < 0.22:
+    if r < agents:
         return f"{rng.choice(UA_KEYS)}{sep}{rand_agent(rng)}".encode()
     if r < 0.5:
         return rng.choice(DISALLOW_KEYS).encode() + sep.encode() + rand_path(rng)
@@ -146,8 +147,11 @@ def rand_line(rng, state):
     return b""
 
 
-def rand_robots(rng):
-    lines = [rand_line(rng, None) for _ in range(rng.randint(0, 25))]
+def rand_robots(rng, max_lines=25):
+    # Longer files have fewer `User-agent` lines, so that their groups
+    # hold many rules (16 and more are indexed).
+    agents = 0.22 if max_lines <= 25 else 0.02
+    lines = [rand_line(rng, None, agents) for _ in range(rng.randint(0, max_lines))]
     out = b""
     if rng.random() < 0.08:
         out += rng.choice([b"\xef\xbb\xbf", b"\xef\xbb", b"\xef", b"\xef\x11"])
@@ -226,6 +230,12 @@ def main():
     ap.add_argument("--binary", default=default_binary())
     ap.add_argument("--random", type=int, default=0, help="number of random robots.txt files")
     ap.add_argument("--urls", type=int, default=12, help="URLs per random file")
+    ap.add_argument(
+        "--lines",
+        type=int,
+        default=25,
+        help="most lines per random file (above 25, few are User-agent lines, so that groups of 16 rules and more, which are indexed, are common)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--corpus", help="directory of real robots.txt files")
     args = ap.parse_args()
@@ -237,7 +247,7 @@ def main():
     report = []
     stats = {"files": 0, "checks": 0, "disagree": 0, "robots_txt": 0, "disallowed": 0, "lines_compared": 0}
     for i in range(args.random):
-        body = rand_robots(rng)
+        body = rand_robots(rng, args.lines)
         tokens = rng.sample(TOKENS, 2)
         urls = [rand_url(rng) for _ in range(args.urls // 2)]
         urls += urls_from_rules(rng, body, args.urls - len(urls))

@@ -41,7 +41,7 @@ pub use url::{path_params_query, target_path};
 use extensions::Extension;
 use parse::Key;
 pub use pattern::Patterns;
-use pattern::{Pattern, Subject};
+use pattern::{Form, Pattern, Subject};
 
 /// `Allow` or `Disallow`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -156,19 +156,173 @@ struct Block {
     /// Sorted best first: priority descending, `Allow` first, line ascending.
     rules: Vec<Rule>,
     delays: Vec<CrawlDelay>,
-    /// For a block of many rules, the rules a path can match by its second
-    /// byte ([`Block::candidates`]).
-    leads: Option<Leads>,
+    /// For a block of many rules, its rules by pattern ([`RuleIndex`]).
+    index: Option<RuleIndex>,
 }
 
-/// A block's rules by the second byte of their pattern's first literal
-/// segment (a path must start with that segment to match): per byte, the
-/// indices of its rules and of the rules without such a byte, in the
-/// block's order; and the latter alone for other bytes.
-#[derive(Clone, Debug, Default)]
-struct Leads {
-    by_byte: Vec<(u8, Box<[u32]>)>,
-    others: Box<[u32]>,
+/// A block's rules by pattern, so that the first rule of the block's order
+/// that a path matches is found without trying each: a file of thousands
+/// of rules under one directory (`Disallow: /html/A44550_1/`, ...) would
+/// otherwise try them all for every path under it. The rules are first
+/// split by the second byte of their pattern's first literal part (a path
+/// must start with that part to match, so its second byte picks the
+/// rules it may match); rules of priority 0 (an empty pattern, which never
+/// decides) are left out.
+#[derive(Clone, Debug)]
+struct RuleIndex {
+    /// Per second byte, the rules whose pattern has it, and those whose
+    /// first literal part has no second byte.
+    by_lead: Box<[(u8, Candidates)]>,
+    /// The rules whose first literal part has no second byte alone, for
+    /// paths whose second byte no pattern has.
+    others: Candidates,
+}
+
+/// Rules a path may match: few, tried in the block's order; or many, by
+/// pattern form.
+#[derive(Clone, Debug)]
+enum Candidates {
+    /// Places in the block, in its order (fewer than [`INDEXED_RULES`]:
+    /// trying each costs less than searching).
+    Few(Box<[u32]>),
+    /// Many rules, by form.
+    Many {
+        /// The `Prefix` rules, by literal, then by place in the block.
+        prefixes: Box<[u32]>,
+        /// The `Exact` rules, by literal, then by place in the block.
+        exacts: Box<[u32]>,
+        /// The `Glob` rules, in the block's order.
+        globs: Box<[u32]>,
+    },
+}
+
+impl RuleIndex {
+    /// The index of `rules` (a block's, in its order).
+    fn of(rules: &[Rule]) -> RuleIndex {
+        let mut by_lead: std::collections::BTreeMap<u8, Vec<u32>> = Default::default();
+        let mut others = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            if rule.priority() == 0 {
+                continue;
+            }
+            let i = u32::try_from(i).expect("a block's rules fit robots.txt's 500 KiB");
+            match rule.pattern.lead() {
+                Some(b) => by_lead.entry(b).or_default().push(i),
+                None => others.push(i),
+            }
+        }
+        let by_lead = by_lead
+            .into_iter()
+            .map(|(b, mut list)| {
+                list.extend_from_slice(&others);
+                (b, Candidates::of(rules, list))
+            })
+            .collect();
+        RuleIndex {
+            by_lead,
+            others: Candidates::of(rules, others),
+        }
+    }
+
+    /// The place of the first rule of `rules` (the block's, which this
+    /// indexes) that `subject` matches.
+    fn first_match(&self, rules: &[Rule], subject: &Subject<'_>) -> Option<usize> {
+        let candidates = subject
+            .path
+            .get(1)
+            .and_then(|b| self.by_lead.binary_search_by_key(b, |(k, _)| *k).ok())
+            .map_or(&self.others, |i| &self.by_lead[i].1);
+        candidates.first_match(rules, subject)
+    }
+}
+
+impl Candidates {
+    /// The rules `list` (places in `rules`, in its order).
+    fn of(rules: &[Rule], mut list: Vec<u32>) -> Candidates {
+        list.sort_unstable();
+        if list.len() < INDEXED_RULES {
+            return Candidates::Few(list.into_boxed_slice());
+        }
+        let (mut prefixes, mut exacts, mut globs) = (Vec::new(), Vec::new(), Vec::new());
+        for i in list {
+            match rules[i as usize].pattern.form() {
+                Form::Prefix(_) => prefixes.push(i),
+                Form::Exact(_) => exacts.push(i),
+                Form::Glob => globs.push(i),
+            }
+        }
+        let by_literal = |mut list: Vec<u32>| {
+            list.sort_unstable_by_key(|&i| (literal(&rules[i as usize]), i));
+            list.into_boxed_slice()
+        };
+        Candidates::Many {
+            prefixes: by_literal(prefixes),
+            exacts: by_literal(exacts),
+            globs: globs.into_boxed_slice(),
+        }
+    }
+
+    /// The place of the first of these rules, in the block's order, that
+    /// `subject` matches: the longest prefix literal of its path, an exact
+    /// literal equal to it, or a glob, whichever comes first (priority
+    /// first: a prefix's and an exact pattern's are their escaped length).
+    fn first_match(&self, rules: &[Rule], subject: &Subject<'_>) -> Option<usize> {
+        let (prefixes, exacts, globs) = match self {
+            Candidates::Few(list) => {
+                return list
+                    .iter()
+                    .map(|&i| i as usize)
+                    .find(|&i| rules[i].pattern.matches(subject));
+            }
+            Candidates::Many {
+                prefixes,
+                exacts,
+                globs,
+            } => (prefixes, exacts, globs),
+        };
+        let literal_of = |i: u32| literal(&rules[i as usize]);
+        let path = subject.path;
+        // The first of the rules whose literal is `text` (they lie together,
+        // by place).
+        let first_of = |list: &[u32], text: &[u8]| -> Option<u32> {
+            let at = list.partition_point(|&i| literal_of(i) < text);
+            list.get(at).copied().filter(|&i| literal_of(i) == text)
+        };
+        let mut first = first_of(exacts, path);
+        // The longest literal that starts the path: the last literal at or
+        // before `query` is one when it starts it; when not, no literal
+        // longer than their common start can be one (it would sort between
+        // the two), so the query is cut to that start.
+        let mut query = path;
+        while let Some(at) = prefixes
+            .partition_point(|&i| literal_of(i) <= query)
+            .checked_sub(1)
+        {
+            let found = literal_of(prefixes[at]);
+            if query.starts_with(found) {
+                let i = first_of(prefixes, found).expect("found is listed");
+                first = Some(first.map_or(i, |f| f.min(i)));
+                break;
+            }
+            let common = query.iter().zip(found).take_while(|(a, b)| a == b).count();
+            query = &query[..common];
+        }
+        // The globs before it, in order.
+        let glob = globs
+            .iter()
+            .take_while(|&&g| first.is_none_or(|f| g < f))
+            .find(|&&g| rules[g as usize].pattern.matches(subject));
+        first = glob.copied().or(first);
+        first.map(|i| i as usize)
+    }
+}
+
+/// A `Prefix` or `Exact` rule's literal (empty for a glob: not asked).
+fn literal(rule: &Rule) -> &[u8] {
+    match rule.pattern.form() {
+        Form::Prefix(l) | Form::Exact(l) => l,
+        Form::Glob => &[],
+    }
 }
 
 /// The block's best rule matching `subject` makes `best` when it beats it:
@@ -237,57 +391,30 @@ impl Block {
 
     /// Indexes the rules (once sorted) when there are many.
     fn index(&mut self) {
-        if self.rules.len() < INDEXED_RULES {
-            self.leads = None;
-            return;
-        }
-        let mut by_byte: std::collections::BTreeMap<u8, Vec<u32>> = Default::default();
-        let mut others = Vec::new();
-        for (i, rule) in self.rules.iter().enumerate() {
-            match rule.pattern.lead() {
-                Some(b) => by_byte.entry(b).or_default().push(i as u32),
-                None => others.push(i as u32),
-            }
-        }
-        let by_byte = by_byte
-            .into_iter()
-            .map(|(b, mut list)| {
-                list.extend_from_slice(&others);
-                list.sort_unstable();
-                (b, list.into_boxed_slice())
-            })
-            .collect();
-        self.leads = Some(Leads {
-            by_byte,
-            others: others.into_boxed_slice(),
-        });
+        self.index = (self.rules.len() >= INDEXED_RULES).then(|| RuleIndex::of(&self.rules));
     }
 
     /// The block's best rule matching `subject` makes `best` when it beats
-    /// it; only the rules that can match are looked at, in the block's
-    /// order.
+    /// it: the first rule of the block's order that matches, found through
+    /// the index when the block has one.
     fn best<'r>(&'r self, subject: &Subject<'_>, best: &mut Option<&'r Rule>) {
-        match self.candidates(subject.path) {
-            Some(indices) => best_of_block(
-                indices.iter().map(|&i| &self.rules[i as usize]),
-                subject,
-                best,
-            ),
-            None => best_of_block(self.rules.iter(), subject, best),
+        let Some(index) = &self.index else {
+            return best_of_block(self.rules.iter(), subject, best);
+        };
+        let Some(rule) = index
+            .first_match(&self.rules, subject)
+            .map(|i| &self.rules[i])
+        else {
+            return;
+        };
+        // As the whole scan: a rule of lower priority than the best found
+        // in another block is never reached.
+        if best.is_some_and(|best| rule.priority() < best.priority()) {
+            return;
         }
-    }
-
-    /// The indices of the rules that can match `path`, in the block's
-    /// order; `None`: all of them.
-    fn candidates(&self, path: &[u8]) -> Option<&[u32]> {
-        let leads = self.leads.as_ref()?;
-        let found = path
-            .get(1)
-            .and_then(|b| leads.by_byte.binary_search_by_key(b, |(k, _)| *k).ok());
-        Some(match found {
-            Some(i) => &leads.by_byte[i].1,
-            None => &leads.others,
-        })
+        if best.is_none_or(|best| rule.beats(best)) {
+            *best = Some(rule);
+        }
     }
 }
 

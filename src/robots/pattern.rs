@@ -193,6 +193,18 @@ enum Shape {
     Glob(Box<Glob>),
 }
 
+/// What a pattern is, as an index of many reads it: a path must start
+/// with a `Prefix`'s literal, equal an `Exact`'s; a `Glob` is matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form<'a> {
+    /// No `*` and no trailing `$`.
+    Prefix(&'a [u8]),
+    /// No `*` and a trailing `$` (the literal without it).
+    Exact(&'a [u8]),
+    /// One or more `*`.
+    Glob,
+}
+
 /// What a pattern with `*` is matched by.
 #[derive(Clone, Debug)]
 struct Glob {
@@ -344,6 +356,15 @@ impl Pattern {
             Shape::Glob(glob) => self.segment(glob.segments[0]),
         };
         first.get(1).copied()
+    }
+
+    /// What the pattern is, for an index of many ([`Form`]).
+    pub(crate) fn form(&self) -> Form<'_> {
+        match &self.shape {
+            Shape::Prefix => Form::Prefix(self.literal()),
+            Shape::Exact => Form::Exact(self.literal()),
+            Shape::Glob(_) => Form::Glob,
+        }
     }
 
     /// The escaped pattern.

@@ -520,9 +520,8 @@ fn invalid_utf8_never_panics() {
     assert!(!r.check(&[""], b"/%C3").allowed());
 }
 
-/// A block of many rules is indexed by its patterns' second byte
-/// (`Block::candidates`): the verdict, rule and line must be those of the
-/// whole scan, for every path.
+/// A block of many rules is indexed by its patterns (`RuleIndex`): the
+/// verdict, rule and line must be those of the whole scan, for every path.
 mod indexed_blocks {
     use super::super::*;
     use proptest::prelude::*;
@@ -530,7 +529,7 @@ mod indexed_blocks {
     fn unindexed(robots: &Robots) -> Robots {
         let mut plain = robots.clone();
         for block in &mut plain.blocks {
-            Arc::make_mut(block).leads = None;
+            Arc::make_mut(block).index = None;
         }
         plain
     }
@@ -541,11 +540,53 @@ mod indexed_blocks {
         proptest::string::string_regex("/?[abc*$]{0,6}\\$?").unwrap()
     }
 
+    /// Forty rules under one directory (one second byte), an `Allow` and
+    /// a `Disallow` of one literal, an exact pattern that outranks a
+    /// prefix, a glob that outranks both, and an empty rule.
+    #[test]
+    fn many_rules_under_one_directory_decide_as_the_whole_scan() {
+        let mut text = String::from("User-agent: *\nDisallow:\n");
+        for n in 0..40 {
+            text.push_str(&format!("Disallow: /docs/{n}/\n"));
+        }
+        text.push_str(
+            "Allow: /docs/7/\nDisallow: /docs/7/x$\nAllow: /docs/7/x\nDisallow: /docs/*.pdf\nAllow: /docs/1\n",
+        );
+        let robots = Robots::parse(text.as_bytes());
+        assert!(robots.blocks.iter().any(|b| b.index.is_some()));
+        let plain = unindexed(&robots);
+        for (path, allowed, line) in [
+            // One literal allowed and disallowed: `Allow` wins.
+            ("/docs/7/page", true, Some(43)),
+            // The exact pattern (10 bytes with its `$`) outranks the prefix.
+            ("/docs/7/x", false, Some(44)),
+            ("/docs/7/xy", true, Some(45)),
+            // The glob outranks the directory's prefix and `/docs/1`.
+            ("/docs/12/a.pdf", false, Some(46)),
+            ("/docs/12/a", false, Some(15)),
+            ("/docs/1x", true, Some(47)),
+            ("/docs/39/z", false, Some(42)),
+            ("/docs/4", true, None),
+            ("/docs/", true, None),
+            ("/other", true, None),
+            ("/", true, None),
+        ] {
+            for r in [&robots, &plain] {
+                let verdict = r.check(&["bot"], path.as_bytes());
+                assert_eq!(
+                    (verdict.allowed(), verdict.rule().map(|r| r.line())),
+                    (allowed, line),
+                    "{path}"
+                );
+            }
+        }
+    }
+
     proptest! {
         #[test]
         fn same_verdicts_as_the_whole_scan(
             rules in proptest::collection::vec((any::<bool>(), pattern()), 16..60),
-            paths in proptest::collection::vec("/[abc/?=]{0,8}", 1..40),
+            paths in proptest::collection::vec("/[abc/?=$]{0,8}", 1..40),
         ) {
             let mut text = String::from("User-agent: *\n");
             for (allow, p) in &rules {
@@ -554,7 +595,7 @@ mod indexed_blocks {
                 text.push('\n');
             }
             let robots = Robots::parse(text.as_bytes());
-            prop_assert!(robots.blocks.iter().any(|b| b.leads.is_some()));
+            prop_assert!(robots.blocks.iter().any(|b| b.index.is_some()));
             let plain = unindexed(&robots);
             for path in &paths {
                 let a = robots.check(&["bot"], path.as_bytes());
