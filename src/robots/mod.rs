@@ -407,11 +407,8 @@ impl Block {
         else {
             return;
         };
-        // As the whole scan: a rule of lower priority than the best found
-        // in another block is never reached.
-        if best.is_some_and(|best| rule.priority() < best.priority()) {
-            return;
-        }
+        // A rule of lower priority than the best found in another block
+        // never beats it (the whole scan stops before it).
         if best.is_none_or(|best| rule.beats(best)) {
             *best = Some(rule);
         }
