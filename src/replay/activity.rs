@@ -228,8 +228,53 @@ pub(crate) struct Seen<'a> {
     pub(crate) verified: Option<bool>,
     pub(crate) robots_txt: bool,
     pub(crate) client: &'a str,
-    /// The User-Agent as sent (read only when it becomes the sample).
-    pub(crate) user_agent: &'a [u8],
+    /// The User-Agent's text, shared (the sample holds a reference).
+    pub(crate) agent: &'a Arc<str>,
+}
+
+/// The first request with a client address of an [`Activity`]: its
+/// time, its address (held in place) and its User-Agent (a shared text).
+/// A CDN log's chunks each start thousands of activities: a sample is
+/// then no allocation, and merging chunks frees none.
+#[derive(Clone, Debug)]
+struct Sample {
+    time: i64,
+    client: Address,
+    agent: Arc<str>,
+}
+
+/// A client address as logged: held in place up to [`Address::INLINE`]
+/// bytes (any IPv4 or IPv6 address, an IPv4-mapped one included), on the
+/// heap beyond (a host name a server logged instead).
+#[derive(Clone, Debug)]
+enum Address {
+    Inline(u8, [u8; Address::INLINE]),
+    Other(Box<str>),
+}
+
+impl Address {
+    /// The longest address held in place.
+    const INLINE: usize = 45;
+
+    fn new(text: &str) -> Address {
+        let mut bytes = [0; Address::INLINE];
+        match bytes.get_mut(..text.len()) {
+            Some(place) => {
+                place.copy_from_slice(text.as_bytes());
+                Address::Inline(text.len() as u8, bytes)
+            }
+            None => Address::Other(text.into()),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            Address::Inline(n, bytes) => {
+                std::str::from_utf8(&bytes[..usize::from(*n)]).expect("made from a text")
+            }
+            Address::Other(text) => text,
+        }
+    }
 }
 
 /// A crawler identity's requests on one host.
@@ -245,10 +290,8 @@ pub(crate) struct Activity {
     last_robots: Option<i64>,
     /// Any request verified ([`any_verified`]).
     verified: Option<bool>,
-    /// The first request with a client address: its time, its address
-    /// and User-Agent in one text (one allocation), and where the address
-    /// ends in it.
-    sample: Option<(i64, Box<str>, usize)>,
+    /// The first request with a client address (time, then file order).
+    sample: Option<Sample>,
     /// Requests on the day met first: (the day's number since 1970,
     /// requests); a chunk's requests are mostly of one day.
     day: (i32, u64),
@@ -297,11 +340,12 @@ impl Activity {
             self.last_robots = self.last_robots.max(Some(t));
         }
         self.verified = any_verified(self.verified, seen.verified);
-        if !seen.client.is_empty() && self.sample.as_ref().is_none_or(|(s, _, _)| t < *s) {
-            let mut text = String::with_capacity(seen.client.len() + seen.user_agent.len());
-            text.push_str(seen.client);
-            text.push_str(&String::from_utf8_lossy(seen.user_agent));
-            self.sample = Some((t, text.into(), seen.client.len()));
+        if !seen.client.is_empty() && self.sample.as_ref().is_none_or(|s| t < s.time) {
+            self.sample = Some(Sample {
+                time: t,
+                client: Address::new(seen.client),
+                agent: seen.agent.clone(),
+            });
         }
         self.add_day(day_of(t), 1);
         if let Some(steps) = &mut self.steps {
@@ -323,9 +367,9 @@ impl Activity {
         self.robots_fetches += later.robots_fetches;
         self.last_robots = self.last_robots.max(later.last_robots);
         self.verified = any_verified(self.verified, later.verified);
-        if let Some((t, client, agent)) = later.sample {
-            if self.sample.as_ref().is_none_or(|(s, _, _)| t < *s) {
-                self.sample = Some((t, client, agent));
+        if let Some(sample) = later.sample {
+            if self.sample.as_ref().is_none_or(|s| sample.time < s.time) {
+                self.sample = Some(sample);
             }
         }
         if later.day.1 > 0 {
@@ -390,16 +434,12 @@ impl Activity {
 
     /// The address of the first request that has one.
     pub(crate) fn sample_ip(&self) -> &str {
-        self.sample
-            .as_ref()
-            .map_or("", |(_, text, at)| &text[..*at])
+        self.sample.as_ref().map_or("", |s| s.client.as_str())
     }
 
     /// The User-Agent of the first request that has an address.
     pub(crate) fn sample_agent(&self) -> &str {
-        self.sample
-            .as_ref()
-            .map_or("", |(_, text, at)| &text[*at..])
+        self.sample.as_ref().map_or("", |s| &s.agent)
     }
 
     /// Adds `n` requests on `day`.
@@ -505,11 +545,17 @@ impl Activity {
         w.opt_i64(self.last_robots);
         w.opt_bool(self.verified);
         match &self.sample {
-            Some((t, text, at)) => {
+            // One text, the address then the User-Agent, and where the
+            // address ends in it.
+            Some(sample) => {
                 w.bool(true);
-                w.i64(*t);
-                w.bytes(text.as_bytes());
-                w.usize(*at);
+                w.i64(sample.time);
+                let client = sample.client.as_str();
+                let mut text = Vec::with_capacity(client.len() + sample.agent.len());
+                text.extend_from_slice(client.as_bytes());
+                text.extend_from_slice(sample.agent.as_bytes());
+                w.bytes(&text);
+                w.usize(client.len());
             }
             None => w.bool(false),
         }
@@ -544,12 +590,16 @@ impl Activity {
         let verified = r.opt_bool()?;
         let sample = if r.bool()? {
             let t = r.i64()?;
-            let text: Box<str> = r.string()?.into();
+            let text = r.string()?;
             let at = r.u64()? as usize;
             if !text.is_char_boundary(at) {
                 return Err(WireError("a sample cut inside a character".into()));
             }
-            Some((t, text, at))
+            Some(Sample {
+                time: t,
+                client: Address::new(&text[..at]),
+                agent: text[at..].into(),
+            })
         } else {
             None
         };
@@ -597,7 +647,13 @@ mod tests {
     use super::*;
     use crate::bots::Catalogue;
 
-    fn seen<'a>(crawler: &'a Arc<Crawler>, time: i64, client: &'a str, robots: bool) -> Seen<'a> {
+    fn seen<'a>(
+        crawler: &'a Arc<Crawler>,
+        agent: &'a Arc<str>,
+        time: i64,
+        client: &'a str,
+        robots: bool,
+    ) -> Seen<'a> {
         Seen {
             crawler,
             time,
@@ -605,8 +661,25 @@ mod tests {
             verified: None,
             robots_txt: robots,
             client,
-            user_agent: b"agent",
+            agent,
         }
+    }
+
+    fn add(activity: &mut Activity, seen: &Seen<'_>) {
+        activity.add(seen, || Step::new(seen.time, 1, None));
+    }
+
+    #[test]
+    fn addresses_are_held_in_place_or_on_the_heap_as_they_were_logged() {
+        let longest = "0000:0000:0000:0000:0000:ffff:255.255.255.255";
+        let host = "crawl-66-249-66-1.googlebot.com.a-name-longer-than-any-address";
+        for text in ["", "1.2.3.4", "2001:db8::1", longest, host] {
+            let address = Address::new(text);
+            assert_eq!(address.as_str(), text);
+            let inline = matches!(address, Address::Inline(..));
+            assert_eq!(inline, text != host, "{text}");
+        }
+        assert_eq!(longest.len(), Address::INLINE);
     }
 
     #[test]
@@ -620,17 +693,19 @@ mod tests {
             (9, "c", true),
             (9, "d", false),
         ];
+        let agent: Arc<str> = "agent".into();
+        let seen = |t, c, r| seen(&g, &agent, t, c, r);
         // One pass.
-        let mut one = Activity::new(&seen(&g, 5, "", false), true);
+        let mut one = Activity::new(&seen(5, "", false), true);
         for (t, c, r) in requests {
-            one.add(&seen(&g, t, c, r), || Step::new(t, 1, None));
+            add(&mut one, &seen(t, c, r));
         }
         // Two chunks: the first two requests, then the rest.
-        let mut a = Activity::new(&seen(&g, 5, "", false), true);
-        let mut b = Activity::new(&seen(&g, 3, "b", false), true);
+        let mut a = Activity::new(&seen(5, "", false), true);
+        let mut b = Activity::new(&seen(3, "b", false), true);
         for (i, (t, c, r)) in requests.into_iter().enumerate() {
             let part = if i < 2 { &mut a } else { &mut b };
-            part.add(&seen(&g, t, c, r), || Step::new(t, 1, None));
+            add(part, &seen(t, c, r));
         }
         a.merge(b);
         for x in [&mut one, &mut a] {
@@ -639,6 +714,7 @@ mod tests {
             assert_eq!((x.first(), x.last()), (3, (9, 1)));
             assert_eq!(x.last_robots(), Some(9));
             assert_eq!(x.sample_ip(), "a", "the first of the earliest time");
+            assert_eq!(x.sample_agent(), "agent");
             let times: Vec<i64> = x.take_steps().unwrap().iter().map(Step::time).collect();
             assert_eq!(times, [3, 3, 5, 9, 9]);
         }

@@ -997,7 +997,7 @@ impl<'c> Collector<'c> {
             verified,
             robots_txt,
             client: &client,
-            user_agent: request.user_agent(),
+            agent,
         };
         let i = match charged_ids.get(&(h, id)) {
             Some(&i) => i,
