@@ -9,14 +9,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use polars::prelude::*;
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use super::tables::{Who, nanos_of_micros};
-use super::{OutputFormats, Report, ReportError};
-use crate::replay::{Finding, ViolationKind, ViolationRef};
+use super::{OutputFormats, ReportError, Summary};
+use crate::replay::{Finding, ViolationKind, ViolationRef, Violations};
 use crate::time::DAY;
 
 /// The page, with `/*CRAWLAUDIT_DATA*/null` where the data goes.
@@ -183,19 +183,27 @@ fn cell(df: &DataFrame, column: &str, row: usize) -> PolarsResult<Value> {
     })
 }
 
+/// What the page is made of: the report's tables but the daily one (the
+/// page draws its chart from the violations), its summary, and the
+/// findings' rows.
+pub(super) struct PageParts<'a> {
+    pub(super) summary: &'a Summary,
+    pub(super) who: &'a Who,
+    pub(super) violations: &'a Violations,
+    pub(super) crawlers: &'a DataFrame,
+    pub(super) findings: &'a [Finding],
+}
+
 /// The page's data (without the list of files, which the formats
 /// written decide: [`page`]).
 ///
 /// # Errors
 /// A column of the crawlers table missing (which would be a bug).
-pub(super) fn data(
-    report: &Report,
-    findings: &[Finding],
-    left_out: &[&str],
-) -> Result<Value, ReportError> {
-    let s = &report.summary;
-    let who = &report.who;
-    let v = &report.violations;
+pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, ReportError> {
+    let s = parts.summary;
+    let who = parts.who;
+    let v = parts.violations;
+    let findings = parts.findings;
 
     // One pass over the violations (in memory order, its blocks in
     // parallel): each group's count, first and last; each crawler's
@@ -259,7 +267,9 @@ pub(super) fn data(
     // Per crawler, its rules over all hosts: (kind, rule, line, version) to
     // the violations and the hosts.
     type RuleKey<'a> = (&'a str, &'a str, Option<u32>, Option<&'a str>);
-    let mut crawler_rules: HashMap<&str, BTreeMap<RuleKey<'_>, (u64, BTreeSet<&str>)>> =
+    // (Hashed: the page reads of a rule's hosts how many and, for one,
+    // which; of a crawler's rules the most violated, whose order is total.)
+    let mut crawler_rules: HashMap<&str, HashMap<RuleKey<'_>, (u64, HashSet<&str>)>> =
         HashMap::new();
     for (k, g) in &groups {
         let r = crawler_rules
@@ -275,7 +285,10 @@ pub(super) fn data(
         c.2 = c.2.max(g.last);
     }
     let mut groups: Vec<(Key<'_>, Group<'_>)> = groups.into_iter().collect();
-    groups.sort_unstable_by(|a, b| {
+    // Most violations first, then by key: a total order (the keys are
+    // distinct), so only the groups the page may show (the evidence's and
+    // the sample's) are put in order, after them the rest in any order.
+    let most_first = |a: &(Key<'_>, Group<'_>), b: &(Key<'_>, Group<'_>)| {
         b.1.count.cmp(&a.1.count).then_with(|| {
             (a.0.0, a.0.1.as_str(), a.0.2, a.0.3, a.0.4, a.0.5).cmp(&(
                 b.0.0,
@@ -286,10 +299,14 @@ pub(super) fn data(
                 b.0.5,
             ))
         })
-    });
-    // The rows of the groups the page may show (the evidence's and the
-    // sample's), in a second pass, in the table's (time) order.
+    };
     let shown = MAX_EVIDENCE.max(MAX_SAMPLE).min(groups.len());
+    if shown < groups.len() {
+        groups.select_nth_unstable_by(shown, most_first);
+    }
+    groups[..shown].sort_unstable_by(most_first);
+    // The rows of the shown groups, in a second pass, in the table's
+    // (time) order.
     let wanted: HashMap<Key<'_>, usize> = groups
         .iter()
         .take(shown)
@@ -399,7 +416,7 @@ pub(super) fn data(
     let mut depth = 0;
     while sample.len() < MAX_SAMPLE {
         let mut any = false;
-        for (_, g) in &groups {
+        for (_, g) in &groups[..shown] {
             if let Some(r) = g.rows.get(depth) {
                 any = true;
                 sample.push(violation_json(r, who));
@@ -415,7 +432,7 @@ pub(super) fn data(
     }
 
     // Crawlers: the table's rows, most violations first.
-    let c = &report.crawlers;
+    let c = parts.crawlers;
     let mut crawlers = Vec::new();
     for i in 0..c.height().min(MAX_CRAWLERS) {
         let mut row = serde_json::Map::new();
@@ -473,7 +490,7 @@ pub(super) fn data(
                 "requests": requests_of.get(crawler).cloned().unwrap_or(Value::Null),
                 "first": time(first),
                 "last": time(last),
-                "hosts": rules.values().flat_map(|r| &r.1).collect::<BTreeSet<_>>().len(),
+                "hosts": rules.values().flat_map(|r| &r.1).collect::<HashSet<_>>().len(),
                 "kinds": by_kind,
                 "rule": top.map(|((kind, rule, line, version), (count, hosts))| json!({
                     "kind": kind,

@@ -385,108 +385,105 @@ impl Report {
             .map(|(i, c)| (i.as_str(), c.as_str()))
             .collect();
         let is_left_out = |crawler: &str| left_out_identities.contains_key(crawler);
-        // Three passes over the rows, each on its own thread: the
-        // per-crawler table's (in the table's order), the daily table's,
-        // and the totals'.
-        let ((crawlers, daily), (totals, not_counted)) = rayon::join(
-            || {
-                rayon::join(
-                    || crawlers_frame(partials.lazy(), &violations, &who),
-                    || match parts.daily {
-                        Daily::Frame(frame) => Ok(frame),
-                        Daily::Of(activity) => daily_frame(activity, &violations),
-                    },
-                )
+        // Three passes over the rows, each on its own thread: the daily
+        // table's, beside the per-crawler table's (in the table's order)
+        // and the totals', which the summary and then the page's passes
+        // follow (the page does not read the daily table).
+        let daily = parts.daily;
+        let (daily, rest) = rayon::join(
+            || match daily {
+                Daily::Frame(frame) => Ok(frame),
+                Daily::Of(activity) => daily_frame(activity, &violations),
             },
-            || {
-                let mut totals = ViolationTotals::default();
-                let mut not_counted: BTreeMap<String, u64> = BTreeMap::new();
-                // No identity left out (the usual case): no row is hashed.
-                let any_left_out = !left_out_identities.is_empty();
-                for v in violations.iter_unordered() {
-                    match any_left_out
-                        .then(|| left_out_identities.get(v.crawler()))
-                        .flatten()
-                    {
-                        Some(category) => {
-                            *not_counted.entry((*category).to_string()).or_default() += 1
-                        }
-                        None => totals.add(v.kind()),
-                    }
+            || -> Result<_, ReportError> {
+                let (crawlers, (totals, not_counted)) = rayon::join(
+                    || crawlers_frame(partials.lazy(), &violations, &who),
+                    || violation_totals(&violations, &left_out_identities),
+                );
+                let crawlers = crawlers?;
+                let mut finding_totals: BTreeMap<String, u64> = BTreeMap::new();
+                for f in parts.findings {
+                    let total = finding_totals
+                        .entry(f.kind.as_str().to_string())
+                        .or_insert(0);
+                    *total = total.saturating_add(f.count);
                 }
-                (totals, not_counted)
+                let first = crawlers.column("first_seen")?.cast(&DataType::Int64)?;
+                let last = crawlers.column("last_seen")?.cast(&DataType::Int64)?;
+                // The tables' times are microseconds.
+                let span = match (first.i64()?.min(), last.i64()?.max()) {
+                    (Some(a), Some(b)) => {
+                        Some((tables::nanos_of_micros(a), tables::nanos_of_micros(b)))
+                    }
+                    _ => None,
+                };
+                let window = span.map(|(a, b)| Window {
+                    first: format_time(a),
+                    last: format_time(b),
+                });
+                let mut warnings = parts.warnings.to_vec();
+                if let Some(span) = span {
+                    warnings.extend(range_warnings(&parts.inputs.ip_ranges, span));
+                }
+                let top_crawlers = crawler_rows(&crawlers)?
+                    .iter()
+                    .filter(|r| !is_left_out(&r.crawler))
+                    .take(10)
+                    .map(|r| TopCrawler {
+                        crawler: r.crawler.clone(),
+                        requests: r.requests,
+                        violations: r.total(),
+                    })
+                    .collect();
+                let summary = Summary {
+                    tool: Tool {
+                        name: "crawlaudit".into(),
+                        version: env!("CARGO_PKG_VERSION").into(),
+                    },
+                    inputs: parts.inputs,
+                    window,
+                    warnings,
+                    not_counted,
+                    requests: parts.counts.clone(),
+                    violations: totals,
+                    findings: finding_totals,
+                    top_crawlers,
+                    settings: parts.settings.clone(),
+                    run: RunTime {
+                        seconds: (parts.seconds * 1000.0).round() / 1000.0,
+                    },
+                    // What merge needs that the tables do not hold.
+                    shard: parts.shard.map(|shard| ShardPart {
+                        index: u64::from(shard.index),
+                        count: u64::from(shard.count),
+                        categories: parts.categories.clone(),
+                        // Named with the page's evidence ([`Report::name_rule_groups`]).
+                        rule_groups: Vec::new(),
+                    }),
+                };
+                let page = html::data(
+                    &html::PageParts {
+                        summary: &summary,
+                        who: &who,
+                        violations: &violations,
+                        crawlers: &crawlers,
+                        findings: parts.findings,
+                    },
+                    &left_out,
+                )?;
+                Ok((crawlers, summary, page))
             },
         );
-        let (crawlers, daily) = (crawlers?, daily?);
-        let mut finding_totals: BTreeMap<String, u64> = BTreeMap::new();
-        for f in parts.findings {
-            let total = finding_totals
-                .entry(f.kind.as_str().to_string())
-                .or_insert(0);
-            *total = total.saturating_add(f.count);
-        }
-        let first = crawlers.column("first_seen")?.cast(&DataType::Int64)?;
-        let last = crawlers.column("last_seen")?.cast(&DataType::Int64)?;
-        // The tables' times are microseconds.
-        let span = match (first.i64()?.min(), last.i64()?.max()) {
-            (Some(a), Some(b)) => Some((tables::nanos_of_micros(a), tables::nanos_of_micros(b))),
-            _ => None,
-        };
-        let window = span.map(|(a, b)| Window {
-            first: format_time(a),
-            last: format_time(b),
-        });
-        let mut warnings = parts.warnings.to_vec();
-        if let Some(span) = span {
-            warnings.extend(range_warnings(&parts.inputs.ip_ranges, span));
-        }
-        let top_crawlers = crawler_rows(&crawlers)?
-            .iter()
-            .filter(|r| !is_left_out(&r.crawler))
-            .take(10)
-            .map(|r| TopCrawler {
-                crawler: r.crawler.clone(),
-                requests: r.requests,
-                violations: r.total(),
-            })
-            .collect();
-        let summary = Summary {
-            tool: Tool {
-                name: "crawlaudit".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-            },
-            inputs: parts.inputs,
-            window,
-            warnings,
-            not_counted,
-            requests: parts.counts.clone(),
-            violations: totals,
-            findings: finding_totals,
-            top_crawlers,
-            settings: parts.settings.clone(),
-            run: RunTime {
-                seconds: (parts.seconds * 1000.0).round() / 1000.0,
-            },
-            // What merge needs that the tables do not hold.
-            shard: parts.shard.map(|shard| ShardPart {
-                index: u64::from(shard.index),
-                count: u64::from(shard.count),
-                categories: parts.categories.clone(),
-                // Named with the page's evidence ([`Report::name_rule_groups`]).
-                rule_groups: Vec::new(),
-            }),
-        };
-        let mut report = Report {
+        let (daily, (crawlers, summary, page)) = (daily?, rest?);
+        Ok(Report {
             violations,
             crawlers,
             findings,
             daily,
             who,
             summary,
-            page: Value::Null,
-        };
-        report.page = html::data(&report, parts.findings, &left_out)?;
-        Ok(report)
+            page,
+        })
     }
 
     /// Names the robots.txt group of each rule the page's evidence shows
@@ -773,6 +770,25 @@ fn write_file(
     }
     let file = w.into_inner().map_err(|e| fail(e.error().to_string()))?;
     file.sync().map_err(|e| fail(e.to_string()))
+}
+
+/// The violations added up by kind, those of the identities left out of
+/// the headline (`left_out`, identity to category) apart, by category.
+fn violation_totals(
+    violations: &Violations,
+    left_out: &std::collections::HashMap<&str, &str>,
+) -> (ViolationTotals, BTreeMap<String, u64>) {
+    let mut totals = ViolationTotals::default();
+    let mut not_counted: BTreeMap<String, u64> = BTreeMap::new();
+    // No identity left out (the usual case): no row is hashed.
+    let any_left_out = !left_out.is_empty();
+    for v in violations.iter_unordered() {
+        match any_left_out.then(|| left_out.get(v.crawler())).flatten() {
+            Some(category) => *not_counted.entry((*category).to_string()).or_default() += 1,
+            None => totals.add(v.kind()),
+        }
+    }
+    (totals, not_counted)
 }
 
 #[cfg(test)]

@@ -531,34 +531,57 @@ pub(super) fn daily_frame(
     activity: &[CrawlerActivity],
     violations: &Violations,
 ) -> PolarsResult<DataFrame> {
+    use rayon::prelude::*;
     let day = crate::time::DAY;
     // Hashed, then sorted once (a tree of string keys would compare
-    // strings at every step for every row).
-    let mut groups: foldhash::HashMap<(i64, &str, &str), (u64, [u64; 4])> =
-        foldhash::HashMap::with_capacity_and_hasher(
-            activity.iter().map(|a| a.days.len()).sum(),
-            Default::default(),
-        );
-    for a in activity {
-        for &(days, n) in &a.days {
-            groups
-                .entry((days, a.host.as_str(), a.crawler.as_str()))
-                .or_default()
-                .0 += n;
+    // strings at every step for every row). The activities and the
+    // violations are added up in parallel, in parts merged by sums: the
+    // order they are added in does not matter.
+    type Groups<'a> = foldhash::HashMap<(i64, &'a str, &'a str), (u64, [u64; 4])>;
+    fn merge<'a>(a: Groups<'a>, b: Groups<'a>) -> Groups<'a> {
+        let (mut a, b) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+        for (key, (requests, kinds)) in b {
+            let group = a.entry(key).or_default();
+            group.0 += requests;
+            for (sum, n) in group.1.iter_mut().zip(kinds) {
+                *sum += n;
+            }
         }
+        a
     }
-    for v in violations.iter_unordered() {
-        groups
-            .entry((v.time().div_euclid(day), v.host(), v.crawler()))
-            .or_default()
-            .1[v.kind().index()] += 1;
-    }
-    let mut groups: Vec<_> = groups.into_iter().collect();
-    {
-        use rayon::slice::ParallelSliceMut;
-        // The keys are distinct: an unstable sort gives the one order.
-        groups.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    }
+    let (asked, violated) = rayon::join(
+        || {
+            activity
+                .par_iter()
+                .fold(Groups::default, |mut groups, a| {
+                    for &(days, n) in &a.days {
+                        groups
+                            .entry((days, a.host.as_str(), a.crawler.as_str()))
+                            .or_default()
+                            .0 += n;
+                    }
+                    groups
+                })
+                .reduce(Groups::default, merge)
+        },
+        || {
+            violations
+                .par_blocks_unordered()
+                .fold(Groups::default, |mut groups, rows| {
+                    for v in rows {
+                        groups
+                            .entry((v.time().div_euclid(day), v.host(), v.crawler()))
+                            .or_default()
+                            .1[v.kind().index()] += 1;
+                    }
+                    groups
+                })
+                .reduce(Groups::default, merge)
+        },
+    );
+    let mut groups: Vec<_> = merge(asked, violated).into_iter().collect();
+    // The keys are distinct: an unstable sort gives the one order.
+    groups.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut kinds: Vec<ViolationKind> = ViolationKind::ALL.to_vec();
     kinds.sort_by_key(|k| k.as_str());
     let n = groups.len() * kinds.len();
