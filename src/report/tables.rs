@@ -534,9 +534,11 @@ pub(super) fn daily_frame(
     use rayon::prelude::*;
     let day = crate::time::DAY;
     // Hashed, then sorted once (a tree of string keys would compare
-    // strings at every step for every row). The activities and the
-    // violations are added up in parallel, in parts merged by sums: the
-    // order they are added in does not matter.
+    // strings at every step for every row). The activities (on one
+    // thread: each adds a group per day of its own, and merging parts of
+    // them cost more than adding them up) beside the violations, added up
+    // in parallel in parts merged by sums: the order they are added in
+    // does not matter.
     type Groups<'a> = foldhash::HashMap<(i64, &'a str, &'a str), (u64, [u64; 4])>;
     fn merge<'a>(a: Groups<'a>, b: Groups<'a>) -> Groups<'a> {
         let (mut a, b) = if a.len() >= b.len() { (a, b) } else { (b, a) };
@@ -551,18 +553,19 @@ pub(super) fn daily_frame(
     }
     let (asked, violated) = rayon::join(
         || {
-            activity
-                .par_iter()
-                .fold(Groups::default, |mut groups, a| {
-                    for &(days, n) in &a.days {
-                        groups
-                            .entry((days, a.host.as_str(), a.crawler.as_str()))
-                            .or_default()
-                            .0 += n;
-                    }
+            let mut groups = Groups::with_capacity_and_hasher(
+                activity.iter().map(|a| a.days.len()).sum(),
+                Default::default(),
+            );
+            for a in activity {
+                for &(days, n) in &a.days {
                     groups
-                })
-                .reduce(Groups::default, merge)
+                        .entry((days, a.host.as_str(), a.crawler.as_str()))
+                        .or_default()
+                        .0 += n;
+                }
+            }
+            groups
         },
         || {
             violations
