@@ -888,6 +888,112 @@ fn the_page_stays_under_a_megabyte_at_every_cap() {
     );
 }
 
+/// The daily table adds up the violations of a table of many blocks (its
+/// blocks summed in parallel) as those of the same rows in one block.
+#[test]
+fn the_daily_table_adds_up_many_blocks_as_one() {
+    let rows: Vec<Violation> = (0..3_000usize)
+        .map(|i| {
+            let mut v = violation(
+                &format!("2026-11-0{}T{:02}:00:00Z", 1 + i % 3, i % 24),
+                ["AhrefsBot", "GPTBot"][i % 2],
+                ["disallow", "crawl-delay"][i / 2 % 2],
+                "/x",
+            );
+            v.host = format!("h{}.example", i % 7).into();
+            v
+        })
+        .collect();
+    let one: Violations = rows.iter().cloned().collect();
+    let mut many = Violations::default();
+    for part in rows.chunks(100) {
+        many.append(part.iter().cloned().collect());
+    }
+    let activity = vec![activity(
+        "h0.example",
+        "AhrefsBot",
+        (40, 1),
+        "2026-11-02T00:00:00Z",
+        "2026-11-02T10:00:00Z",
+    )];
+    let (a, b) = (
+        tables::daily_frame(&activity, &one).unwrap(),
+        tables::daily_frame(&activity, &many).unwrap(),
+    );
+    assert!(a.equals_missing(&b), "{a}\n{b}");
+    let total: i64 = b
+        .column("violations")
+        .unwrap()
+        .i64()
+        .unwrap()
+        .sum()
+        .unwrap();
+    assert_eq!(total, 3_000);
+    let asked: i64 = b.column("requests").unwrap().i64().unwrap().sum().unwrap();
+    // The activity's day: 40 requests on each of its four kinds' rows.
+    assert_eq!(asked, 4 * 40);
+}
+
+/// The page's evidence and sample list the groups with the most violations first,
+/// ties by crawler, kind, host and rule, when there are many more groups
+/// than it shows (only those it shows are put in order).
+#[test]
+fn evidence_lists_the_most_violated_groups_first_of_many() {
+    // 1,000 groups (hosts), group i with 1 + (i * 7919) % 401 violations:
+    // many ties, in no order of their hosts' names.
+    let count = |i: usize| 1 + (i * 7919) % 401;
+    let mut violations = Vec::new();
+    for i in 0..1_000usize {
+        for j in 0..count(i) {
+            let mut v = violation(
+                &format!("2026-11-01T{:02}:{:02}:00Z", j / 60 % 24, j % 60),
+                "AhrefsBot",
+                "disallow",
+                &format!("/p/{j}"),
+            );
+            v.host = format!("h{i:04}.example").into();
+            violations.push(v);
+        }
+    }
+    let outcome = Outcome {
+        violations: violations.into_iter().collect(),
+        ..Outcome::default()
+    };
+    let report = Report::build(&outcome, &RunInfo::default()).unwrap();
+    let rows = report.page["evidence"]["rows"].as_array().unwrap();
+    let shown: Vec<(u64, &str)> = rows
+        .iter()
+        .map(|r| (r["count"].as_u64().unwrap(), r["host"].as_str().unwrap()))
+        .collect();
+    let mut all: Vec<(u64, String)> = (0..1_000)
+        .map(|i| (count(i) as u64, format!("h{i:04}.example")))
+        .collect();
+    all.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let want: Vec<(u64, &str)> = all
+        .iter()
+        .take(html::MAX_EVIDENCE)
+        .map(|(n, h)| (*n, h.as_str()))
+        .collect();
+    assert_eq!(shown, want);
+    assert_eq!(
+        report.page["evidence"]["more"],
+        1_000 - html::MAX_EVIDENCE as u64
+    );
+    // The sample takes a row of each shown group in turn, most first.
+    let sampled: Vec<&str> = report.page["violations"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["host"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = all
+        .iter()
+        .take(html::MAX_SAMPLE)
+        .map(|(_, h)| h.as_str())
+        .collect();
+    assert_eq!(sampled, want);
+}
+
 /// A crawler's sentence names its most violated rule over all hosts: one
 /// rule broken on two hosts is one rule, "on 2 hosts", not a host's share
 /// and "1 other rule".
