@@ -551,10 +551,7 @@ impl Activity {
                 w.bool(true);
                 w.i64(sample.time);
                 let client = sample.client.as_str();
-                let mut text = Vec::with_capacity(client.len() + sample.agent.len());
-                text.extend_from_slice(client.as_bytes());
-                text.extend_from_slice(sample.agent.as_bytes());
-                w.bytes(&text);
+                w.joined(&[client.as_bytes(), sample.agent.as_bytes()]);
                 w.usize(client.len());
             }
             None => w.bool(false),

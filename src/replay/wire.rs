@@ -107,8 +107,16 @@ impl<'a> Writer<'a> {
 
     /// Bytes, once (a URL, a sample).
     pub(crate) fn bytes(&mut self, b: &[u8]) {
-        self.usize(b.len());
-        self.buf.extend_from_slice(b);
+        self.joined(&[b]);
+    }
+
+    /// `parts` one after the other, written as [`Writer::bytes`] writes
+    /// them joined (without joining them first).
+    pub(crate) fn joined(&mut self, parts: &[&[u8]]) {
+        self.usize(parts.iter().map(|p| p.len()).sum());
+        for part in parts {
+            self.buf.extend_from_slice(part);
+        }
     }
 
     /// A text written once, then by number.
@@ -343,6 +351,15 @@ mod tests {
             IpRanges::default(),
             Settings::default(),
         )
+    }
+
+    #[test]
+    fn parts_are_written_as_their_joined_bytes() {
+        let agents = HashMap::new();
+        let (mut joined, mut whole) = (Writer::new(&agents), Writer::new(&agents));
+        joined.joined(&[b"192.0.2.1", b"", b"Googlebot/2.1"]);
+        whole.bytes(b"192.0.2.1Googlebot/2.1");
+        assert_eq!(joined.finish(), whole.finish());
     }
 
     #[test]
