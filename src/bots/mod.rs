@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::net::IpAddr;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
@@ -356,11 +356,11 @@ struct CrawlerDef {
 #[derive(Debug, Deserialize)]
 struct DatasetFile {
     version: String,
-    patterns: Vec<DatasetPattern>,
+    patterns: Vec<DatasetEntry>,
 }
 
 #[derive(Debug, Deserialize)]
-struct DatasetPattern {
+struct DatasetEntry {
     pattern: String,
     tags: Vec<String>,
 }
@@ -441,7 +441,7 @@ pub struct Catalogue {
     /// Index into `crawlers` of each pattern of `curated_set`.
     curated_index: Vec<usize>,
     curated_set: RegexSet,
-    dataset: Vec<(Regex, Category)>,
+    dataset: Vec<DatasetPattern>,
     dataset_set: RegexSet,
     dataset_version: String,
     engines: Vec<Engine>,
@@ -455,25 +455,63 @@ fn build_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, regex::Er
         .build()
 }
 
-/// The embedded dataset's patterns (case-sensitive regexes) with their
-/// categories, their set, and the dataset's version.
-fn compile_dataset() -> (Vec<(Regex, Category)>, RegexSet, String) {
+/// A pattern of the embedded dataset: its category, and its regex,
+/// compiled the first time a User-Agent matches it. A run meets a few of
+/// the 1,500 patterns; compiling each at start-up took about 15 ms on the
+/// critical path of every run (the set of them is compiled at start-up).
+#[derive(Debug)]
+struct DatasetPattern {
+    pattern: String,
+    category: Category,
+    regex: OnceLock<Regex>,
+}
+
+impl DatasetPattern {
+    /// The compiled regex.
+    ///
+    /// # Panics
+    /// Never: only patterns that compile are kept ([`compiles`], which a
+    /// test holds to the compiler for every embedded pattern).
+    fn regex(&self) -> &Regex {
+        self.regex
+            .get_or_init(|| build_regex(&self.pattern, false).expect("a kept pattern compiles"))
+    }
+}
+
+/// Whether `pattern` compiles as a case-sensitive byte regex of
+/// [`build_regex`]: whether the regex crate's own parser accepts it, as
+/// `regex` configures it for a `bytes::Regex`. (The patterns it refuses use
+/// look-around; the compiled size stays far below the limit, which a test
+/// checks for every embedded pattern.)
+fn compiles(pattern: &str) -> bool {
+    regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .build()
+        .parse(pattern)
+        .is_ok()
+}
+
+/// The embedded dataset's patterns (case-sensitive regexes, those that
+/// compile) with their categories, their set, and the dataset's version.
+fn compile_dataset() -> (Vec<DatasetPattern>, RegexSet, String) {
     let dataset: DatasetFile =
         serde_json::from_str(BUILTIN_DATASET).expect("the embedded dataset is valid JSON");
-    let mut dataset_patterns = Vec::new();
-    let mut dataset_regexes = Vec::new();
-    for p in &dataset.patterns {
-        if let Ok(re) = build_regex(&p.pattern, false) {
-            dataset_regexes.push((re, Category::from_dataset_tags(&p.tags)));
-            dataset_patterns.push(p.pattern.clone());
-        }
-    }
-    let dataset_set = RegexSetBuilder::new(&dataset_patterns)
+    let kept: Vec<DatasetPattern> = dataset
+        .patterns
+        .into_iter()
+        .filter(|p| compiles(&p.pattern))
+        .map(|p| DatasetPattern {
+            category: Category::from_dataset_tags(&p.tags),
+            pattern: p.pattern,
+            regex: OnceLock::new(),
+        })
+        .collect();
+    let dataset_set = RegexSetBuilder::new(kept.iter().map(|p| &p.pattern))
         .size_limit(1 << 26)
         .dfa_size_limit(1 << 26)
         .build()
         .expect("the embedded dataset's patterns compile");
-    (dataset_regexes, dataset_set, dataset.version)
+    (kept, dataset_set, dataset.version)
 }
 
 impl Catalogue {
@@ -761,10 +799,11 @@ impl Catalogue {
             return Some(self.crawlers[self.curated_index[i]].clone());
         }
         if let Some(i) = self.dataset_set.matches(trimmed).iter().next() {
-            let (re, category) = &self.dataset[i];
-            let matched = re.find(trimmed).map_or(&b""[..], |m| m.as_bytes());
+            let p = &self.dataset[i];
+            let matched = p.regex().find(trimmed).map_or(&b""[..], |m| m.as_bytes());
             return Some(Arc::new(
-                self.heuristic.named_from_match(trimmed, matched, *category),
+                self.heuristic
+                    .named_from_match(trimmed, matched, p.category),
             ));
         }
         self.heuristic.classify(trimmed).map(Arc::new)

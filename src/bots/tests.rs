@@ -329,6 +329,41 @@ fn unknown_bot_is_named_by_its_token() {
     assert_eq!(c.meta_names(), ["zorkbot"]);
 }
 
+/// The dataset's patterns are kept by a parse (their regexes compiled on
+/// first use): the parse keeps exactly the patterns the compiler accepts,
+/// and each kept regex is the set's pattern of the same number.
+#[test]
+fn dataset_patterns_kept_are_those_that_compile() {
+    let dataset: DatasetFile = serde_json::from_str(BUILTIN_DATASET).unwrap();
+    let mut refused = 0;
+    for p in &dataset.patterns {
+        let compiled = build_regex(&p.pattern, false).is_ok();
+        assert_eq!(compiles(&p.pattern), compiled, "{}", p.pattern);
+        refused += usize::from(!compiled);
+    }
+    // What the compiler refuses, the parse refuses: look-around (which a
+    // dataset release may bring), and what is no regex; a byte class a
+    // `bytes::Regex` accepts, it accepts.
+    for (pattern, ok) in [
+        ("(?=bot)b", false),
+        ("(?<!x)bot", false),
+        ("bot[", false),
+        (r"(?-u:\xFF)bot", true),
+    ] {
+        assert_eq!(build_regex(pattern, false).is_ok(), ok, "{pattern}");
+        assert_eq!(compiles(pattern), ok, "{pattern}");
+    }
+    let cat = &*BUILTIN;
+    assert_eq!(cat.dataset.len(), dataset.patterns.len() - refused);
+    assert_eq!(cat.dataset.len(), cat.dataset_set.len());
+    for (i, p) in cat.dataset.iter().enumerate() {
+        assert_eq!(cat.dataset_set.patterns()[i], p.pattern);
+        assert_eq!(p.regex().as_str(), p.pattern);
+    }
+    // Unlike the compiler, the parse refuses no pattern for its size.
+    assert!(compiles(&"a".repeat(1 << 20)));
+}
+
 #[test]
 fn builtin_catalogue_is_complete() {
     let cat = &*BUILTIN;
