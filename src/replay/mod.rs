@@ -72,6 +72,7 @@ pub use kinds::{FINDING_KINDS, FindingKind, VIOLATION_KINDS, ViolationKind};
 pub use split::SplitCollector;
 pub use state::{Fetch, LastRequest, State};
 pub(crate) use state::{FetchRow, HostState};
+pub(crate) use violations::TextColumn;
 pub use violations::{ViolationRef, Violations};
 pub use wire::WireError;
 

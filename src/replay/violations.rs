@@ -30,6 +30,45 @@ const VERSION: usize = 6;
 /// The User-Agent's slot in [`Block::last`].
 const AGENT: usize = 7;
 
+/// A column of the table whose texts are held once per block (each
+/// row names its text by number): what [`Violations::text_refs`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextColumn {
+    /// The site.
+    Host,
+    /// The crawler identity.
+    Crawler,
+    /// The client address.
+    Client,
+    /// The request method.
+    Method,
+    /// The rule.
+    Rule,
+    /// The detail.
+    Detail,
+    /// The robots.txt version (none on some rows).
+    Version,
+    /// The User-Agent (none on some rows).
+    Agent,
+}
+
+impl Packed {
+    /// Its text of `column`: the number in its block's texts.
+    fn text_of(&self, column: TextColumn) -> Option<u32> {
+        let n = match column {
+            TextColumn::Host => self.cells[HOST],
+            TextColumn::Crawler => self.cells[CRAWLER],
+            TextColumn::Client => self.cells[CLIENT],
+            TextColumn::Method => self.cells[METHOD],
+            TextColumn::Rule => self.cells[RULE],
+            TextColumn::Detail => self.cells[DETAIL],
+            TextColumn::Version => self.version,
+            TextColumn::Agent => self.agent,
+        };
+        (n != NONE).then_some(n)
+    }
+}
+
 /// One row: numbers only (56 bytes).
 #[derive(Clone, Copy, Debug)]
 struct Packed {
@@ -548,6 +587,26 @@ impl Violations {
         self.blocks.par_iter().map(Block::refs)
     }
 
+    /// The places of rows `range` of the table's order.
+    ///
+    /// # Panics
+    /// When `range` is not within the table.
+    fn places(&self, range: std::ops::Range<usize>) -> Places<'_> {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "rows out of range"
+        );
+        if self.sorted() {
+            Places::Sorted(self.order[range].iter())
+        } else {
+            Places::Added {
+                table: self,
+                at: range.start,
+                end: range.end,
+            }
+        }
+    }
+
     /// The rows `range` of the table's order.
     ///
     /// # Panics
@@ -556,20 +615,43 @@ impl Violations {
         &self,
         range: std::ops::Range<usize>,
     ) -> impl ExactSizeIterator<Item = ViolationRef<'_>> + '_ {
-        assert!(
-            range.start <= range.end && range.end <= self.len,
-            "rows out of range"
-        );
-        let places = if self.sorted() {
-            Places::Sorted(self.order[range].iter())
-        } else {
-            Places::Added {
-                table: self,
-                at: range.start,
-                end: range.end,
-            }
-        };
-        places.map(|p| self.row_at(p))
+        self.places(range).map(|p| self.row_at(p))
+    }
+
+    /// Rows `range` of the table's order, each row's text of `column` as
+    /// its block's number and the text's number among the block's texts
+    /// ([`Violations::block_text`]); `None` where the row has none. A
+    /// reader that wants each distinct text once looks a text up once per
+    /// block by these numbers, instead of once per row by its bytes. (One
+    /// block may hold a text twice, under two numbers.)
+    ///
+    /// # Panics
+    /// When `range` is not within the table.
+    pub(crate) fn text_refs(
+        &self,
+        range: std::ops::Range<usize>,
+        column: TextColumn,
+    ) -> impl ExactSizeIterator<Item = Option<(u32, u32)>> + '_ {
+        self.places(range).map(move |p| {
+            let block = (p >> 32) as usize;
+            self.blocks[block].rows[(p & u64::from(u32::MAX)) as usize]
+                .text_of(column)
+                .map(|n| (block as u32, n))
+        })
+    }
+
+    /// Text `n` of block `block` ([`Violations::text_refs`]).
+    ///
+    /// # Panics
+    /// When the table has no such block or text.
+    pub(crate) fn block_text(&self, block: u32, n: u32) -> &str {
+        &self.blocks[block as usize].texts[n as usize]
+    }
+
+    /// How many texts each block holds, block by block: the numbers
+    /// [`Violations::text_refs`] gives are below them.
+    pub(crate) fn block_text_counts(&self) -> Vec<usize> {
+        self.blocks.iter().map(|b| b.texts.len()).collect()
     }
 
     /// Writes the rows in the order they were added (`super::wire`).

@@ -86,13 +86,6 @@ pub(super) fn write(
 /// here with one comparison per row where a row repeats the previous
 /// row's text and one lookup where it does not; else the text array.
 ///
-/// The estimate is polars' own: its HyperLogLog keeps, per register, the
-/// largest value seen, so adding each distinct value once (and the empty
-/// text for nulls, as polars adds it) gives the estimate that adding
-/// every row gives. The text array goes through polars' own choice again,
-/// so only a dictionary built here where polars would write plain text
-/// could change the file (a test holds both sides of the threshold).
-///
 /// Where the column's texts are `shared` (one copy of each text, mostly),
 /// a text is looked up by its address first, and by its bytes only the
 /// first time its address is met.
@@ -101,89 +94,193 @@ pub(super) fn text_array<'t, I: Iterator<Item = Option<&'t str>>>(
     shared: bool,
     cells: impl Fn() -> I,
 ) -> ArrayRef {
-    let mut keys: Vec<u32> = Vec::with_capacity(len);
-    let mut validity: Option<MutableBitmap> = None;
-    let mut values: Vec<&'t str> = Vec::new();
-    let mut ids: foldhash::HashMap<&'t str, u32> = Default::default();
+    let mut keyed = Keyed::with_capacity(len);
     if !shared {
         // A column of texts of its own per row (the URLs) has many
         // distinct texts (half its rows' in the 1 GiB benchmark): the map
         // is sized once, not rehashed at every doubling.
-        ids.reserve(len / 2);
+        keyed.ids.reserve(len / 2);
     }
     let mut by_address: foldhash::HashMap<(usize, usize), u32> = Default::default();
     let mut last: Option<(&'t str, u32)> = None;
     for cell in cells() {
-        let key = match cell {
-            Some(text) => {
-                let mut by_text = |text: &'t str| {
-                    *ids.entry(text).or_insert_with(|| {
-                        values.push(text);
-                        (values.len() - 1) as u32
-                    })
-                };
-                let key = match last {
-                    // The previous row's text again (its own copy, or
-                    // the same one): no lookup.
-                    Some((l, k)) if std::ptr::eq(l, text) || l == text => k,
-                    _ if shared => *by_address
-                        .entry((text.as_ptr() as usize, text.len()))
-                        .or_insert_with(|| by_text(text)),
-                    _ => by_text(text),
-                };
-                last = Some((text, key));
-                if let Some(v) = &mut validity {
-                    v.push(true);
-                }
-                key
-            }
-            None => {
-                validity
-                    .get_or_insert_with(|| {
-                        let mut v = MutableBitmap::with_capacity(len);
-                        v.extend_constant(keys.len(), true);
-                        v
-                    })
-                    .push(false);
-                0
-            }
+        let Some(text) = cell else {
+            keyed.push_null();
+            continue;
         };
-        keys.push(key);
+        let key = match last {
+            // The previous row's text again (its own copy, or the same
+            // one): no lookup.
+            Some((l, k)) if std::ptr::eq(l, text) || l == text => k,
+            _ if shared => *by_address
+                .entry((text.as_ptr() as usize, text.len()))
+                .or_insert_with(|| keyed.key_of(text)),
+            _ => keyed.key_of(text),
+        };
+        last = Some((text, key));
+        keyed.push(key);
     }
-    let nulls = validity.as_ref().map_or(0, MutableBitmap::unset_bits);
-    let estimate = if len == 0 {
-        0
-    } else if nulls == len {
-        1
-    } else {
-        let mut hll = HyperLogLog::<[u8]>::new();
-        for value in &values {
-            hll.add(value.as_bytes());
+    keyed.into_array()
+}
+
+/// [`text_array`] of a column whose rows name their texts by number in
+/// blocks of texts (`refs`: each row's block and number, `None` for a
+/// null row; `texts_per_block`: how many texts each block holds), as the
+/// violations table's repeated cells do. `text` gives a text's cell
+/// (`None` for a null one), looked up once per block and number: a row
+/// costs an index into its block's keys, not a lookup by address or
+/// bytes. The array is the one [`text_array`] builds of the same cells.
+pub(super) fn block_text_array<'t>(
+    len: usize,
+    refs: impl Iterator<Item = Option<(u32, u32)>>,
+    texts_per_block: &[usize],
+    text: impl Fn(u32, u32) -> Option<&'t str>,
+) -> ArrayRef {
+    // Per block met, each text's key plus 2, 1 for a null cell, 0 while
+    // not met (zeroed memory: a block's rows in the group may use few of
+    // its texts).
+    let mut met: Vec<Vec<u32>> = vec![Vec::new(); texts_per_block.len()];
+    let mut keyed = Keyed::with_capacity(len);
+    for r in refs {
+        let Some((block, n)) = r else {
+            keyed.push_null();
+            continue;
+        };
+        let keys = &mut met[block as usize];
+        if keys.is_empty() {
+            *keys = vec![0; texts_per_block[block as usize]];
         }
-        if nulls > 0 {
-            hll.add(b"");
+        let slot = &mut keys[n as usize];
+        if *slot == 0 {
+            *slot = match text(block, n) {
+                Some(t) => keyed.key_of(t) + 2,
+                None => 1,
+            };
         }
-        hll.count()
-    };
-    if len > 128 && estimate as f64 / len as f64 > 0.75 {
-        // Plain: the writer takes the texts as they are.
-        return MutableBinaryViewArray::<str>::from_iterator(cells())
-            .freeze()
-            .boxed();
+        match *slot {
+            1 => keyed.push_null(),
+            k => keyed.push(k - 2),
+        }
     }
-    let keys = PrimitiveArray::new(ArrowDataType::UInt32, keys.into(), validity.map(Into::into));
-    let dtype = ArrowDataType::Dictionary(
-        IntegerType::UInt32,
-        Box::new(ArrowDataType::Utf8View),
-        false,
-    );
-    DictionaryArray::try_new(
-        dtype,
-        keys,
-        Utf8ViewArray::from_slice_values(values).boxed(),
-    )
-    .expect("keys index the values")
-    .boxed()
+    keyed.into_array()
+}
+
+/// A text column's rows as keys into its distinct texts (in the order
+/// first met), and which rows are null: what [`text_array`] and
+/// [`block_text_array`] build, and turn into the array polars' writer
+/// would encode.
+struct Keyed<'t> {
+    len: usize,
+    keys: Vec<u32>,
+    /// Made at the first null row.
+    validity: Option<MutableBitmap>,
+    values: Vec<&'t str>,
+    ids: foldhash::HashMap<&'t str, u32>,
+}
+
+impl<'t> Keyed<'t> {
+    fn with_capacity(len: usize) -> Self {
+        Keyed {
+            len,
+            keys: Vec::with_capacity(len),
+            validity: None,
+            values: Vec::new(),
+            ids: Default::default(),
+        }
+    }
+
+    /// The key of `text`: its number among the distinct texts, a new one
+    /// the first time it is met.
+    fn key_of(&mut self, text: &'t str) -> u32 {
+        let values = &mut self.values;
+        *self.ids.entry(text).or_insert_with(|| {
+            values.push(text);
+            (values.len() - 1) as u32
+        })
+    }
+
+    fn push(&mut self, key: u32) {
+        if let Some(v) = &mut self.validity {
+            v.push(true);
+        }
+        self.keys.push(key);
+    }
+
+    fn push_null(&mut self) {
+        let done = self.keys.len();
+        let len = self.len;
+        self.validity
+            .get_or_insert_with(|| {
+                let mut v = MutableBitmap::with_capacity(len);
+                v.extend_constant(done, true);
+                v
+            })
+            .push(false);
+        self.keys.push(0);
+    }
+
+    /// The array polars' writer encodes: a dictionary array, or the
+    /// texts as they are where its estimate of the distinct texts says
+    /// so.
+    ///
+    /// The estimate is polars' own: its HyperLogLog keeps, per register,
+    /// the largest value seen, so adding each distinct value once (and the
+    /// empty text for nulls, as polars adds it) gives the estimate that
+    /// adding every row gives. The text array goes through polars' own
+    /// choice again, so only a dictionary built here where polars would
+    /// write plain text could change the file (a test holds both sides of
+    /// the threshold).
+    fn into_array(self) -> ArrayRef {
+        let Keyed {
+            len,
+            keys,
+            validity,
+            values,
+            ..
+        } = self;
+        debug_assert_eq!(keys.len(), len);
+        let nulls = validity.as_ref().map_or(0, MutableBitmap::unset_bits);
+        let estimate = if len == 0 {
+            0
+        } else if nulls == len {
+            1
+        } else {
+            let mut hll = HyperLogLog::<[u8]>::new();
+            for value in &values {
+                hll.add(value.as_bytes());
+            }
+            if nulls > 0 {
+                hll.add(b"");
+            }
+            hll.count()
+        };
+        if len > 128 && estimate as f64 / len as f64 > 0.75 {
+            // Plain: the writer takes the texts as they are.
+            let cells = keys.iter().enumerate().map(|(i, &k)| {
+                validity
+                    .as_ref()
+                    .is_none_or(|v| v.get(i))
+                    .then(|| values[k as usize])
+            });
+            return MutableBinaryViewArray::<str>::from_iterator(cells)
+                .freeze()
+                .boxed();
+        }
+        let keys =
+            PrimitiveArray::new(ArrowDataType::UInt32, keys.into(), validity.map(Into::into));
+        let dtype = ArrowDataType::Dictionary(
+            IntegerType::UInt32,
+            Box::new(ArrowDataType::Utf8View),
+            false,
+        );
+        DictionaryArray::try_new(
+            dtype,
+            keys,
+            Utf8ViewArray::from_slice_values(values).boxed(),
+        )
+        .expect("keys index the values")
+        .boxed()
+    }
 }
 
 /// A row group's columns as compressed pages, each column encoded and

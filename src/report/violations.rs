@@ -19,7 +19,7 @@ use super::parquet_groups;
 use super::rows::write_blocks;
 use super::tables::{Who, time_text};
 use super::{VIOLATION_COLUMNS, csv_text, ndjson, utc};
-use crate::replay::{ViolationRef, Violations};
+use crate::replay::{TextColumn, ViolationRef, Violations};
 
 /// Rows `range` of the table (in its order) as a frame with the columns
 /// [`VIOLATION_COLUMNS`]: times as UTC datetimes, status `Int32`, line
@@ -190,6 +190,34 @@ fn text_cell<'t>(column: &str) -> Option<(Cell<'t>, bool)> {
     Some((cell, nullable))
 }
 
+/// How a text cell comes from a text of the table's blocks (and `who`).
+type BlockCell<'t> = fn(&'t str, &'t Who) -> Option<&'t str>;
+
+/// For a text column whose cells are the table's repeated texts (all but
+/// the URL and the kind): the column of the table it reads, and how its
+/// cell comes from that column's text. Each gives the cells
+/// [`text_cell`] reads of a row (a test holds the two to each other).
+fn block_cell<'t>(column: &str) -> Option<(TextColumn, BlockCell<'t>)> {
+    let same: BlockCell<'t> = |text, _| Some(text);
+    Some(match column {
+        "host" => (TextColumn::Host, same),
+        "crawler" => (TextColumn::Crawler, same),
+        "category" => (TextColumn::Crawler, |crawler, who| {
+            who.get(crawler).map(|(c, _)| c.as_str())
+        }),
+        "operator" => (TextColumn::Crawler, |crawler, who| {
+            who.get(crawler).and_then(|(_, o)| o.as_deref())
+        }),
+        "user_agent" => (TextColumn::Agent, same),
+        "client_ip" => (TextColumn::Client, same),
+        "method" => (TextColumn::Method, same),
+        "rule" => (TextColumn::Rule, same),
+        "robots_version" => (TextColumn::Version, same),
+        "detail" => (TextColumn::Detail, same),
+        _ => return None,
+    })
+}
+
 /// Rows `range` of the table (in its order) as the arrays of a row group,
 /// in the columns of `schema`: the text columns through [`parquet_groups::text_array`],
 /// the others (times, verification, status, line) as
@@ -204,16 +232,24 @@ fn group_arrays(
     // The columns that are not text, from the frame's own builders.
     let frame = violations_columns(table, range.clone(), who, |n| text_cell(n).is_none())?;
     let frame = &frame;
+    let texts_per_block = table.block_text_counts();
     names
         .par_iter()
-        .map(|&name| match text_cell(name) {
-            // Every text cell is a shared text but the URL.
-            Some((cell, _)) => Ok(parquet_groups::text_array(
+        .map(|&name| match (block_cell(name), text_cell(name)) {
+            // A repeated text: looked up once per block it is met in.
+            (Some((column, cell)), _) => Ok(parquet_groups::block_text_array(
+                range.len(),
+                table.text_refs(range.clone(), column),
+                &texts_per_block,
+                |block, n| cell(table.block_text(block, n), who),
+            )),
+            // The URL (a text of each row's own) and the kind.
+            (None, Some((cell, _))) => Ok(parquet_groups::text_array(
                 range.len(),
                 name != "url",
                 || column_cells(table, range.clone(), who, name, cell),
             )),
-            None => Ok(frame
+            (None, None) => Ok(frame
                 .column(name)?
                 .as_materialized_series()
                 .rechunk()
@@ -653,6 +689,74 @@ mod tests {
             ndjson::write_ndjson(&mut theirs, &df).unwrap();
             assert!(ours == theirs, "{} rows: the NDJSON differs", t.len());
             assert_eq!(ours.iter().filter(|&&b| b == b'\n').count(), t.len());
+        }
+    }
+
+    /// A sorted table of several blocks, as a run's is (a block per
+    /// chunk, merged into the report's order), whose texts recur across
+    /// blocks as copies of their own, and within a block as two copies of
+    /// one text (two numbers for one text).
+    fn blocks_table() -> Violations {
+        let mut t = Violations::default();
+        for (n, urls) in [(3000, 700), (1, 1), (5000, 5000), (2000, 100)] {
+            t.append(table_with_urls(n, urls));
+            t.append(shared_table(n));
+        }
+        // Two copies of each host and crawler text in one block.
+        let (a, b): (Arc<str>, Arc<str>) = ("h1.example".into(), "h1.example".into());
+        let (c, d): (Arc<str>, Arc<str>) = ("GPTBot".into(), "GPTBot".into());
+        let first = table(1).owned(0).unwrap();
+        t.append(
+            (0..600)
+                .map(|i| Violation {
+                    time: first.time + (i % 40) * 1_000_000_000,
+                    host: [&a, &b][i as usize % 2].clone(),
+                    crawler: [&c, &d][i as usize / 3 % 2].clone(),
+                    url: format!("/{}", i % 30),
+                    ..first.clone()
+                })
+                .collect(),
+        );
+        t.sort();
+        t
+    }
+
+    /// Each repeated text column read by block and number
+    /// ([`block_cell`]) gives, row for row, the cells [`text_cell`] reads
+    /// (a crawler `who` does not name included: a null category).
+    #[test]
+    fn block_cells_are_the_rows_cells() {
+        let t = blocks_table();
+        let who = who();
+        let mut columns = 0;
+        for name in VIOLATION_COLUMNS {
+            let Some((column, cell)) = block_cell(name) else {
+                continue;
+            };
+            columns += 1;
+            let (row_cell, _) = text_cell(name).expect("a text column");
+            let ours: Vec<Option<&str>> = t
+                .text_refs(0..t.len(), column)
+                .map(|r| r.and_then(|(b, n)| cell(t.block_text(b, n), &who)))
+                .collect();
+            let theirs: Vec<Option<&str>> = t.iter().map(|v| row_cell(&v, &who)).collect();
+            assert!(ours == theirs, "column {name}");
+            if name == "category" {
+                assert!(ours.contains(&None) && ours.contains(&Some("search")));
+            }
+        }
+        assert_eq!(columns, 10);
+    }
+
+    /// A table of many blocks, in sorted order, with texts copied across
+    /// and within blocks, is written as polars writes its frame, on either
+    /// side of the choice between a dictionary and plain text.
+    #[test]
+    fn parquet_of_many_blocks_is_polars_file() {
+        let t = blocks_table();
+        for group in [97, 1000, 6000] {
+            let (ours, theirs) = ours_and_theirs(&t, group);
+            assert!(ours == theirs, "groups of {group}: the files differ");
         }
     }
 
