@@ -838,22 +838,55 @@ impl Violations {
         }
         let (n, places) = self.places_from(first_new);
         let theirs = self.sorted_places(n, places);
-        let this = &*self;
-        let mine = &self.order;
-        let mut order = Vec::with_capacity(self.len);
-        let (mut i, mut j) = (0, 0);
-        while i < mine.len() && j < theirs.len() {
-            if this.order_of(mine[i], theirs[j]).is_lt() {
-                order.push(mine[i]);
-                i += 1;
-            } else {
-                order.push(theirs[j]);
-                j += 1;
-            }
+        self.order = self.merged(&self.order, &theirs);
+    }
+
+    /// The places `mine` and `theirs` (each in the table's order) merged
+    /// into one list in that order, in parts merged in parallel: the
+    /// order is total, so each part's rows (those of `mine` between two
+    /// cuts, and those of `theirs` before the same rows) are the rows a
+    /// merge of the whole puts there.
+    fn merged(&self, mine: &[u64], theirs: &[u64]) -> Vec<u64> {
+        use rayon::prelude::*;
+        let parts = (rayon::current_num_threads() * 4).clamp(1, mine.len().max(1));
+        // Where each part starts in `mine` and in `theirs`.
+        let cuts: Vec<(usize, usize)> = (0..=parts)
+            .map(|k| {
+                let i = k * mine.len() / parts;
+                let j = match (k, mine.get(i)) {
+                    (0, _) => 0,
+                    (_, Some(&first)) => {
+                        theirs.partition_point(|&t| self.order_of(t, first).is_lt())
+                    }
+                    (_, None) => theirs.len(),
+                };
+                (i, j)
+            })
+            .collect();
+        let mut order = vec![0; mine.len() + theirs.len()];
+        let mut outs = Vec::with_capacity(parts);
+        let mut rest = &mut order[..];
+        for w in cuts.windows(2) {
+            let ((i0, j0), (i1, j1)) = (w[0], w[1]);
+            let (out, after) = rest.split_at_mut(i1 - i0 + j1 - j0);
+            outs.push((out, &mine[i0..i1], &theirs[j0..j1]));
+            rest = after;
         }
-        order.extend_from_slice(&mine[i..]);
-        order.extend_from_slice(&theirs[j..]);
-        self.order = order;
+        outs.into_par_iter().for_each(|(out, mine, theirs)| {
+            let (mut i, mut j) = (0, 0);
+            for slot in out.iter_mut() {
+                let take_mine = j == theirs.len()
+                    || (i < mine.len() && self.order_of(mine[i], theirs[j]).is_lt());
+                if take_mine {
+                    *slot = mine[i];
+                    i += 1;
+                } else {
+                    *slot = theirs[j];
+                    j += 1;
+                }
+            }
+        });
+        order
     }
 }
 
