@@ -2,7 +2,8 @@
 //! polars' `ParquetWriter::finish` writes of a frame of the same rows: the
 //! row groups it makes of a frame, the options it writes with, and each
 //! column as the Arrow array it encodes (a text column already
-//! dictionary-encoded where it would encode it so, [`text_array`]). The
+//! dictionary-encoded where it would encode it so, [`text_array`],
+//! [`block_text_array`]). The
 //! violations table and the `--state` file are written so: from their
 //! rows, without a frame of them, their columns built, encoded and
 //! compressed in parallel.

@@ -247,9 +247,8 @@ pub(super) fn crawlers_frame(
         col("first_seen").min().alias("first_seen"),
         col("last_seen").max().alias("last_seen"),
     ]);
-    // Violations by crawler and kind, and the crawler's requests that
-    // broke a rule, counted in one pass over the rows.
-    // Per crawler: rows by kind, then its violating requests.
+    // Per crawler: its violations by kind, then its requests that broke
+    // a rule.
     let by_crawler = violations_by_crawler(violations);
     let mut per_violation = vec![Column::new(
         "crawler".into(),
@@ -720,7 +719,7 @@ pub(super) fn partials_of(df: &DataFrame, path: &Path) -> Result<DataFrame, Merg
         .map_err(|e| shard_error(path, format!("not a crawlers table: {e}")))
 }
 
-/// Microseconds as RFC 3339 text, as [`format_time`] writes nanoseconds
+/// Microseconds as RFC 3339 text, as [`format_time`](crate::time::format_time) writes nanoseconds
 /// (a day's midnight before 1677-09-22 is past what nanoseconds hold).
 fn micros_text(t: i64) -> String {
     jiff::Timestamp::from_microsecond(t).map_or_else(|_| t.to_string(), |ts| ts.to_string())

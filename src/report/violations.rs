@@ -167,7 +167,9 @@ fn column_cells<'t>(
 /// the crawler's category and operator), and whether its cells may be
 /// null; `None` for the columns that are not text. The one definition of
 /// each text column, which [`violations_frame`] and the Parquet writer's
-/// arrays ([`parquet_groups::text_array`]) both read.
+/// arrays ([`parquet_groups::text_array`]) read; the Parquet writer reads
+/// the repeated texts by block instead ([`block_cell`], held to this by a
+/// test).
 fn text_cell<'t>(column: &str) -> Option<(Cell<'t>, bool)> {
     let (cell, nullable): (Cell<'t>, bool) = match column {
         "host" => (|v, _| Some(v.host()), false),
@@ -219,9 +221,11 @@ fn block_cell<'t>(column: &str) -> Option<(TextColumn, BlockCell<'t>)> {
 }
 
 /// Rows `range` of the table (in its order) as the arrays of a row group,
-/// in the columns of `schema`: the text columns through [`parquet_groups::text_array`],
-/// the others (times, verification, status, line) as
-/// [`violations_frame`] builds them. The columns are built in parallel.
+/// in the columns of `schema`: the repeated texts through
+/// [`parquet_groups::block_text_array`], the URL and the kind through
+/// [`parquet_groups::text_array`], the others (times, verification,
+/// status, line) as [`violations_frame`] builds them. The columns are
+/// built in parallel.
 fn group_arrays(
     table: &Violations,
     range: Range<usize>,
