@@ -34,8 +34,8 @@ pub use tables::{
     CRAWLER_COLUMNS, CrawlerRow, DAILY_COLUMNS, FINDING_COLUMNS, VIOLATION_COLUMNS, Who,
 };
 use tables::{
-    activity_frame, crawler_rows, crawlers_frame, daily_frame, findings_frame, partials_frame,
-    rfc3339_times, utc,
+    CrawlerCounts, activity_frame, crawler_rows, crawlers_frame, daily_frame, findings_frame,
+    partials_frame, rfc3339_times, utc, violations_by_crawler,
 };
 pub use violations::frame as violations_frame;
 
@@ -48,7 +48,7 @@ use polars::prelude::*;
 use serde_json::Value;
 
 use crate::logs::FileReport;
-use crate::replay::{Counts, Finding, Outcome, Violations};
+use crate::replay::{Counts, Finding, Outcome, ViolationKind, Violations};
 use crate::shard::Shard;
 use crate::time::format_time;
 
@@ -396,11 +396,11 @@ impl Report {
                 Daily::Of(activity) => daily_frame(activity, &violations),
             },
             || -> Result<_, ReportError> {
-                let (crawlers, (totals, not_counted)) = rayon::join(
-                    || crawlers_frame(partials.lazy(), &violations, &who),
-                    || violation_totals(&violations, &left_out_identities),
-                );
-                let crawlers = crawlers?;
+                // One pass over the rows counts them per crawler; the
+                // crawlers table and the totals are made of those counts.
+                let by_crawler = violations_by_crawler(&violations);
+                let crawlers = crawlers_frame(partials.lazy(), &by_crawler, &who)?;
+                let (totals, not_counted) = violation_totals(&by_crawler, &left_out_identities);
                 let mut finding_totals: BTreeMap<String, u64> = BTreeMap::new();
                 for f in parts.findings {
                     let total = finding_totals
@@ -772,20 +772,26 @@ fn write_file(
     file.sync().map_err(|e| fail(e.to_string()))
 }
 
-/// The violations added up by kind, those of the identities left out of
-/// the headline (`left_out`, identity to category) apart, by category.
+/// The violations added up by kind (from their counts per crawler
+/// identity), those of the identities left out of the headline
+/// (`left_out`, identity to category) apart, by category.
 fn violation_totals(
-    violations: &Violations,
+    by_crawler: &CrawlerCounts<'_>,
     left_out: &std::collections::HashMap<&str, &str>,
 ) -> (ViolationTotals, BTreeMap<String, u64>) {
     let mut totals = ViolationTotals::default();
     let mut not_counted: BTreeMap<String, u64> = BTreeMap::new();
-    // No identity left out (the usual case): no row is hashed.
-    let any_left_out = !left_out.is_empty();
-    for v in violations.iter_unordered() {
-        match any_left_out.then(|| left_out.get(v.crawler())).flatten() {
-            Some(category) => *not_counted.entry((*category).to_string()).or_default() += 1,
-            None => totals.add(v.kind()),
+    for (crawler, (kinds, _)) in by_crawler {
+        match left_out.get(crawler) {
+            Some(category) => {
+                *not_counted.entry((*category).to_string()).or_default() +=
+                    kinds.iter().sum::<u64>()
+            }
+            None => {
+                for kind in ViolationKind::ALL {
+                    totals.add_rows(kind, kinds[kind.index()]);
+                }
+            }
         }
     }
     (totals, not_counted)

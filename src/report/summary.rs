@@ -169,13 +169,18 @@ impl ViolationTotals {
 
     /// One more row of `kind`.
     pub fn add(&mut self, kind: ViolationKind) {
+        self.add_rows(kind, 1);
+    }
+
+    /// `n` more rows of `kind`.
+    pub fn add_rows(&mut self, kind: ViolationKind, n: u64) {
         let total = match kind {
             ViolationKind::Disallow => &mut self.disallow,
             ViolationKind::CrawlDelay => &mut self.crawl_delay,
             ViolationKind::Noindex => &mut self.noindex,
             ViolationKind::UnavailableAfter => &mut self.unavailable_after,
         };
-        *total += 1;
+        *total += n;
     }
 
     /// All rows.

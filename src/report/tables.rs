@@ -232,10 +232,12 @@ pub(super) fn partials_frame(activity: &DataFrame) -> LazyFrame {
 
 /// The per-crawler table, aggregated by polars: partials (one per crawler,
 /// or one per crawler and shard, whose hosts are disjoint) added up, and
-/// violations by kind counted; sorted by violations (most first), then name.
+/// the violations' counts per crawler (`by_crawler`,
+/// [`violations_by_crawler`]) joined; sorted by violations (most first),
+/// then name.
 pub(super) fn crawlers_frame(
     partials: LazyFrame,
-    violations: &Violations,
+    by_crawler: &CrawlerCounts<'_>,
     who: &Who,
 ) -> PolarsResult<DataFrame> {
     let per_request = partials.group_by([col("crawler")]).agg([
@@ -249,7 +251,6 @@ pub(super) fn crawlers_frame(
     ]);
     // Per crawler: its violations by kind, then its requests that broke
     // a rule.
-    let by_crawler = violations_by_crawler(violations);
     let mut per_violation = vec![Column::new(
         "crawler".into(),
         by_crawler.keys().copied().collect::<Vec<&str>>(),
@@ -322,14 +323,17 @@ pub(super) fn crawlers_frame(
     Ok(df)
 }
 
+/// Per crawler identity, its violations by kind (in [`ViolationKind::ALL`]'s
+/// order) and its requests that broke a rule.
+pub(super) type CrawlerCounts<'a> = foldhash::HashMap<&'a str, ([u64; 4], u64)>;
+
 /// Per crawler, its violations by kind and its requests that broke a
 /// rule ([`RequestsOfRows`]), counted in parallel over parts of the table
 /// in its order. A part begins where a request's rows do (a row of
 /// another time, host, crawler or URL than the row before it), so that
 /// each request's rows are counted in one part, as in one pass.
-fn violations_by_crawler(violations: &Violations) -> foldhash::HashMap<&str, ([u64; 4], u64)> {
+pub(super) fn violations_by_crawler(violations: &Violations) -> CrawlerCounts<'_> {
     use rayon::prelude::*;
-    type Counts<'a> = foldhash::HashMap<&'a str, ([u64; 4], u64)>;
     let n = violations.len();
     let parts = (rayon::current_num_threads() * 4).clamp(1, n.max(1));
     let key = |i: usize| {
@@ -349,7 +353,7 @@ fn violations_by_crawler(violations: &Violations) -> foldhash::HashMap<&str, ([u
     cuts.dedup();
     cuts.par_windows(2)
         .map(|w| {
-            let mut by_crawler = Counts::default();
+            let mut by_crawler = CrawlerCounts::default();
             let mut requests = RequestsOfRows::default();
             for v in violations.range(w[0]..w[1]) {
                 let counts = by_crawler.entry(v.crawler()).or_default();
@@ -358,7 +362,7 @@ fn violations_by_crawler(violations: &Violations) -> foldhash::HashMap<&str, ([u
             }
             by_crawler
         })
-        .reduce(Counts::default, |mut all, part| {
+        .reduce(CrawlerCounts::default, |mut all, part| {
             for (crawler, (kinds, requests)) in part {
                 let counts = all.entry(crawler).or_default();
                 for (sum, k) in counts.0.iter_mut().zip(kinds) {
