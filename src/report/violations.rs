@@ -174,11 +174,8 @@ fn text_cell<'t>(column: &str) -> Option<(Cell<'t>, bool)> {
     let (cell, nullable): (Cell<'t>, bool) = match column {
         "host" => (|v, _| Some(v.host()), false),
         "crawler" => (|v, _| Some(v.crawler()), false),
-        "category" => (|v, who| who.get(v.crawler()).map(|(c, _)| c.as_str()), true),
-        "operator" => (
-            |v, who| who.get(v.crawler()).and_then(|(_, o)| o.as_deref()),
-            true,
-        ),
+        "category" => (|v, who| category_of(v.crawler(), who), true),
+        "operator" => (|v, who| operator_of(v.crawler(), who), true),
         "user_agent" => (|v, _| v.user_agent(), true),
         "client_ip" => (|v, _| Some(v.client_ip()), false),
         "kind" => (|v, _| Some(v.kind().as_str()), false),
@@ -190,6 +187,16 @@ fn text_cell<'t>(column: &str) -> Option<(Cell<'t>, bool)> {
         _ => return None,
     };
     Some((cell, nullable))
+}
+
+/// A crawler's category, as `who` gives it.
+fn category_of<'t>(crawler: &'t str, who: &'t Who) -> Option<&'t str> {
+    who.get(crawler).map(|(c, _)| c.as_str())
+}
+
+/// A crawler's operator, as `who` gives it.
+fn operator_of<'t>(crawler: &'t str, who: &'t Who) -> Option<&'t str> {
+    who.get(crawler).and_then(|(_, o)| o.as_deref())
 }
 
 /// How a text cell comes from a text of the table's blocks (and `who`).
@@ -204,12 +211,8 @@ fn block_cell<'t>(column: &str) -> Option<(TextColumn, BlockCell<'t>)> {
     Some(match column {
         "host" => (TextColumn::Host, same),
         "crawler" => (TextColumn::Crawler, same),
-        "category" => (TextColumn::Crawler, |crawler, who| {
-            who.get(crawler).map(|(c, _)| c.as_str())
-        }),
-        "operator" => (TextColumn::Crawler, |crawler, who| {
-            who.get(crawler).and_then(|(_, o)| o.as_deref())
-        }),
+        "category" => (TextColumn::Crawler, category_of),
+        "operator" => (TextColumn::Crawler, operator_of),
         "user_agent" => (TextColumn::Agent, same),
         "client_ip" => (TextColumn::Client, same),
         "method" => (TextColumn::Method, same),
