@@ -385,10 +385,11 @@ impl Report {
             .map(|(i, c)| (i.as_str(), c.as_str()))
             .collect();
         let is_left_out = |crawler: &str| left_out_identities.contains_key(crawler);
-        // Three passes over the rows, each on its own thread: the daily
-        // table's, beside the per-crawler table's (in the table's order)
-        // and the totals', which the summary and then the page's passes
-        // follow (the page does not read the daily table).
+        // Two passes over the rows side by side: the daily table's, and
+        // the per-crawler counts (in the table's order, in parallel parts),
+        // of which the crawlers table and the summary's totals are made,
+        // and which the page's passes follow (the page does not read the
+        // daily table).
         let daily = parts.daily;
         let (daily, rest) = rayon::join(
             || match daily {
