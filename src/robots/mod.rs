@@ -626,8 +626,8 @@ impl Robots {
                 )
             });
             block.rules.shrink_to_fit();
-            block.index();
         }
+        // Indexed once shared: a block met before has its index already.
         robots.blocks = blocks.into_iter().map(|b| patterns.block(b)).collect();
         // A name written as such also selects the blocks that the
         // reference's reading gives it (`User-agent: MJ12bot` and a later

@@ -260,13 +260,17 @@ impl Patterns {
         shared
     }
 
-    /// The shared copy of `block` (sorted and indexed): an equal block
-    /// met before, or this one.
+    /// The shared copy of `block` (its rules sorted): an equal block met
+    /// before, or this one, indexed ([`super::Block::index`]) the first
+    /// time it is met.
     pub(super) fn block(&mut self, block: super::Block) -> Arc<super::Block> {
-        let block = SharedBlock(Arc::new(block));
+        let mut block = SharedBlock(Arc::new(block));
         if let Some(shared) = self.blocks.get(&block) {
             return shared.0.clone();
         }
+        Arc::get_mut(&mut block.0)
+            .expect("a block not yet shared has one owner")
+            .index();
         let shared = block.0.clone();
         self.blocks.insert(block);
         shared

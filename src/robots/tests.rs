@@ -740,3 +740,44 @@ fn blocks_written_alike_are_kept_once() {
         Some(3)
     );
 }
+
+/// A block of many rules is indexed once, when it is first met: the copy
+/// later files share has its index, a block of few rules none, and the
+/// shared block decides every path as the file read on its own does.
+#[test]
+fn shared_blocks_of_many_rules_keep_their_index() {
+    let many: String = (0..INDEXED_RULES + 5)
+        .map(|i| format!("Disallow: /archive/{i}/\n"))
+        .collect();
+    let body = format!(
+        "User-agent: Googlebot\nAllow: /archive/3/ok\n{many}\nUser-agent: *\nDisallow: /few/\n"
+    );
+    let mut patterns = Patterns::default();
+    let first = Robots::parse_with(body.as_bytes(), &mut patterns);
+    let second = Robots::parse_with(body.as_bytes(), &mut patterns);
+    let alone = Robots::parse(body.as_bytes());
+    assert!(Arc::ptr_eq(&first.blocks[0], &second.blocks[0]));
+    for robots in [&first, &second, &alone] {
+        assert!(robots.blocks[0].index.is_some(), "many rules: indexed");
+        assert!(robots.blocks[1].index.is_none(), "few rules: not");
+    }
+    for path in [
+        "/archive/3/ok",
+        "/archive/3/no",
+        "/archive/20/x",
+        "/few/1",
+        "/other",
+    ] {
+        for agent in ["Googlebot", "other"] {
+            let (s, a) = (
+                second.check(&[agent], path.as_bytes()),
+                alone.check(&[agent], path.as_bytes()),
+            );
+            assert_eq!(
+                (s.allowed(), s.rule().map(Rule::line)),
+                (a.allowed(), a.rule().map(Rule::line)),
+                "{agent} {path}"
+            );
+        }
+    }
+}
