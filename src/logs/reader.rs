@@ -33,6 +33,18 @@ pub trait Sink: Send {
     /// Takes one parsed line.
     fn record(&mut self, request: &Request<'_>);
 
+    /// Sees the line that will be recorded after the one being recorded
+    /// next, so that the sink can ask the processor to fetch what it will
+    /// look up for it ([`Sink::record`] follows with the same request).
+    /// A hint: it must change nothing. The default does nothing.
+    fn prefetch(&self, _request: &Request<'_>) {}
+
+    /// Does the sink use [`Sink::prefetch`]? Read once per chunk: a sink
+    /// that does not is handed each request as soon as it is parsed.
+    fn prefetches(&self) -> bool {
+        false
+    }
+
     /// The chunk is done: nothing more will be recorded. Sinks are kept
     /// until every chunk is read, so this is where one frees what only
     /// the chunk needed (caches).
@@ -203,13 +215,18 @@ impl Counts {
     ) {
         match read {
             Ok(request) => {
-                self.parsed += 1;
-                if !request.is_valid_request() {
-                    self.not_requests += 1;
-                }
+                self.parsed(&request);
                 sink.record(&request);
             }
             Err(reason) => self.bad(line, reason, text),
+        }
+    }
+
+    /// Counts `request`, a line parsed (and whether it is no request).
+    fn parsed(&mut self, request: &Request<'_>) {
+        self.parsed += 1;
+        if !request.is_valid_request() {
+            self.not_requests += 1;
         }
     }
 
@@ -229,8 +246,25 @@ fn sample_text(line: &[u8]) -> String {
 }
 
 fn parse_chunk<S: Sink>(data: &[u8], parser: &mut Compiled, sink: &mut S) -> Counts {
+    if sink.prefetches() {
+        parse_lines::<S, true>(data, parser, sink)
+    } else {
+        parse_lines::<S, false>(data, parser, sink)
+    }
+}
+
+/// Parses the lines of `data` into `sink`; `AHEAD`: each request is shown
+/// to the sink ([`Sink::prefetch`]) a line before it is recorded.
+fn parse_lines<'d, S: Sink, const AHEAD: bool>(
+    data: &'d [u8],
+    parser: &mut Compiled,
+    sink: &mut S,
+) -> Counts {
     let mut counts = Counts::default();
-    let mut handle = |line: &[u8], counts: &mut Counts| {
+    // The request parsed last: it is recorded once the next one is parsed
+    // and shown to the sink.
+    let mut pending: Option<Request<'d>> = None;
+    let mut handle = |line: &'d [u8], counts: &mut Counts| {
         counts.lines += 1;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.len() > MAX_LINE {
@@ -247,7 +281,20 @@ fn parse_chunk<S: Sink>(data: &[u8], parser: &mut Compiled, sink: &mut S) -> Cou
             return;
         }
         let at = counts.lines;
-        counts.read(parser.parse(line), sink, at, || sample_text(line));
+        if !AHEAD {
+            counts.read(parser.parse(line), sink, at, || sample_text(line));
+            return;
+        }
+        match parser.parse(line) {
+            Ok(request) => {
+                counts.parsed(&request);
+                sink.prefetch(&request);
+                if let Some(before) = pending.replace(request) {
+                    sink.record(&before);
+                }
+            }
+            Err(reason) => counts.bad(at, reason, || sample_text(line)),
+        }
     };
     let mut start = 0;
     for nl in memchr::memchr_iter(b'\n', data) {
@@ -256,6 +303,9 @@ fn parse_chunk<S: Sink>(data: &[u8], parser: &mut Compiled, sink: &mut S) -> Cou
     }
     if start < data.len() {
         handle(&data[start..], &mut counts);
+    }
+    if let Some(last) = pending {
+        sink.record(&last);
     }
     counts
 }

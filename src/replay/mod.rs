@@ -123,6 +123,11 @@ pub const MAX_CACHED_USER_AGENTS: usize = 65_536;
 /// snapshot).
 const CHUNK_CACHE: usize = 4_096;
 
+/// The fewest hosts for which a collector looks up each line's host a
+/// line ahead ([`Sink::prefetch`]): below, the hosts' table stays in the
+/// processor's nearest caches, and a one-host log pays nothing.
+const PREFETCH_HOSTS: usize = 256;
+
 /// The most hosts the snapshot does not describe that `unknown-host`
 /// findings name; the requests for the others are one `(other hosts)` row.
 pub const MAX_UNKNOWN_HOSTS: usize = 10_000;
@@ -1137,6 +1142,19 @@ impl<'c> Collector<'c> {
 }
 
 impl Sink for Collector<'_> {
+    /// A snapshot of many hosts, or a log of many (met in the worker's
+    /// chunks so far): their table outgrows the processor's nearest
+    /// caches, and each line's host is fetched a line ahead.
+    fn prefetches(&self) -> bool {
+        self.ctx.host_count().max(self.hosts.len()) >= PREFETCH_HOSTS
+    }
+
+    fn prefetch(&self, request: &Request<'_>) {
+        if let Some(raw) = request.host() {
+            self.hosts.prefetch(raw);
+        }
+    }
+
     fn record(&mut self, request: &Request<'_>) {
         let host = self.host(request);
         if let Some(shard) = self.ctx.settings.shard {
@@ -1163,9 +1181,9 @@ impl Sink for Collector<'_> {
             self.kept.counts_mut().no_host += 1;
             return;
         };
-        let slot = self.hosts.slot(h);
-        if slot.rules.is_none() {
-            self.kept.unknown_hosts_mut().add(&slot.name, 1);
+        if !self.hosts.described(h) {
+            let name = &self.hosts.slot(h).name;
+            self.kept.unknown_hosts_mut().add(name, 1);
         }
         match self.identify(request.user_agent()) {
             Some((m, _)) if self.is_self(m, request, h) => {

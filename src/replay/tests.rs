@@ -1702,3 +1702,65 @@ fn activities_gathered_as_chunks_are_accepted_are_the_chunks_own() {
         "the dropped chunks counted"
     );
 }
+
+/// A snapshot of many hosts makes the collectors look up each line's host
+/// a line ahead ([`Sink::prefetch`]); a collector shown each request
+/// before the one it records finds what one shown none finds, over
+/// hosts written with ports and in capitals, hosts the snapshot does not
+/// describe, and crawlers and people alike.
+#[test]
+fn hosts_looked_up_a_line_ahead_are_judged_as_without() {
+    let n = PREFETCH_HOSTS + 44;
+    let files: Vec<(String, String)> = (0..n)
+        .map(|i| {
+            (
+                format!("host{i}.example/robots.txt"),
+                format!("User-agent: *\nDisallow: /private/{}/\n", i % 5),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let c = ctx(snapshot("many-hosts", &files));
+    assert!(!Collector::new(&ctx(two_hosts())).prefetches());
+    let format = Format::VhostCombined.compile().unwrap();
+    let lines: Vec<String> = (0..3_000)
+        .map(|i| {
+            let h = (i * 7919) % (n + 20);
+            let host = match i % 3 {
+                0 => format!("host{h}.example"),
+                1 => format!("HOST{h}.example:443"),
+                _ => format!("host{h}.example:80"),
+            };
+            let ua = [AHREFS, GOOGLEBOT, BROWSER, BINGBOT][i % 4];
+            vhost_line(
+                &host,
+                &format!("10:{:02}:{:02}", (i / 60) % 60, i % 60),
+                &format!("/private/{}/{i}", i % 5),
+                ua,
+            )
+        })
+        .collect();
+    let requests: Vec<_> = lines
+        .iter()
+        .map(|l| parse_line(&format, l.as_bytes()).unwrap())
+        .collect();
+    let plain = run_with(&c, &format, &lines, None);
+    let mut collector = Collector::new(&c);
+    assert!(collector.prefetches());
+    for (i, request) in requests.iter().enumerate() {
+        if let Some(next) = requests.get(i + 1) {
+            collector.prefetch(next);
+        }
+        collector.record(request);
+    }
+    collector.finish();
+    let ahead = replay(&c, vec![collector]);
+    assert!(kinds(&plain).len() > 100, "{}", kinds(&plain).len());
+    assert_eq!(kinds(&plain), kinds(&ahead));
+    assert_eq!(plain.activity, ahead.activity);
+    assert_eq!(plain.findings, ahead.findings);
+    assert_eq!(plain.counts, ahead.counts);
+}

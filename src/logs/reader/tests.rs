@@ -1063,3 +1063,74 @@ fn each_chunk_returned_is_accepted_once_in_file_order() {
         assert_eq!(returned, sorted, "{name}: file order");
     }
 }
+
+/// Logs what the reader tells it: each request shown ahead
+/// ([`Sink::prefetch`], which may not change the sink: through a shared
+/// log) and each recorded, by target.
+#[derive(Debug, Default)]
+struct Ahead {
+    shown: Arc<Mutex<Vec<Vec<u8>>>>,
+    recorded: Vec<Vec<u8>>,
+    /// For each request recorded, how many requests had been shown then.
+    shown_at_record: Vec<usize>,
+}
+
+impl Sink for Ahead {
+    fn prefetches(&self) -> bool {
+        true
+    }
+
+    fn prefetch(&self, r: &Request<'_>) {
+        self.shown.lock().unwrap().push(r.target().to_vec());
+    }
+
+    fn record(&mut self, r: &Request<'_>) {
+        self.recorded.push(r.target().to_vec());
+        self.shown_at_record.push(self.shown.lock().unwrap().len());
+    }
+}
+
+/// A sink that prefetches is shown every request a line before it is
+/// recorded, and records the same requests in the same order, with the
+/// same counts, as one that does not: across bad, empty and over-long
+/// lines, and at the chunk's end.
+#[test]
+fn requests_shown_ahead_are_recorded_as_without() {
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&line(i));
+        match i % 7 {
+            0 => text.push_str("not a log line at all\n"),
+            3 => text.push_str("\n   \n"),
+            5 => text.push_str(&format!("{}\n", "x".repeat(MAX_LINE + 1))),
+            _ => {}
+        }
+    }
+    let compiled = Format::Combined.compile().unwrap();
+    let mut plain = Keep::default();
+    let plain_counts = parse_chunk(text.as_bytes(), &mut compiled.clone(), &mut plain);
+    let mut ahead = Ahead::default();
+    let counts = parse_chunk(text.as_bytes(), &mut compiled.clone(), &mut ahead);
+    let targets: Vec<Vec<u8>> = plain.0.iter().map(|(t, _, _)| t.clone()).collect();
+    assert_eq!(targets.len(), 200);
+    assert_eq!(ahead.recorded, targets, "the same requests, in order");
+    assert_eq!(
+        *ahead.shown.lock().unwrap(),
+        targets,
+        "each shown once, in order"
+    );
+    // Each request but the last is recorded once the next is shown.
+    let expected: Vec<usize> = (0..200).map(|i| (i + 2).min(200)).collect();
+    assert_eq!(ahead.shown_at_record, expected);
+    assert_eq!(
+        (counts.lines, counts.parsed, counts.empty, &counts.bad),
+        (
+            plain_counts.lines,
+            plain_counts.parsed,
+            plain_counts.empty,
+            &plain_counts.bad
+        )
+    );
+    assert_eq!(counts.samples, plain_counts.samples);
+    assert!(counts.bad.values().sum::<u64>() > 50);
+}
