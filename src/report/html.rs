@@ -194,6 +194,137 @@ pub(super) struct PageParts<'a> {
     pub(super) findings: &'a [Finding],
 }
 
+/// A crawler's rules over all hosts: (kind, rule, line, version).
+type RuleKey<'a> = (&'a str, &'a str, Option<u32>, Option<&'a str>);
+
+/// A crawler's violations over all hosts, for its story.
+struct CrawlerRules<'a> {
+    /// Violations by kind ([`ViolationKind::index`]).
+    kinds: [u64; 4],
+    first: i64,
+    last: i64,
+    /// Hosts with violations.
+    hosts: usize,
+    /// Per rule, its violations and its hosts: how many, and one of them.
+    rules: HashMap<RuleKey<'a>, (u64, (usize, &'a str))>,
+}
+
+/// The rules of one crawler, from its groups (`of_one`, all of one
+/// crawler). A group is one host's of a rule, so a rule's groups are as
+/// many as its hosts.
+fn crawler_rules_of<'a>(of_one: &[(Key<'a>, Group<'a>)]) -> CrawlerRules<'a> {
+    let mut c = CrawlerRules {
+        kinds: [0; 4],
+        first: i64::MAX,
+        last: i64::MIN,
+        hosts: of_one
+            .iter()
+            .map(|(k, _)| k.2)
+            .collect::<HashSet<_>>()
+            .len(),
+        rules: HashMap::new(),
+    };
+    for (k, g) in of_one {
+        let r = c
+            .rules
+            .entry((k.1.as_str(), k.3, k.4, k.5))
+            .or_insert((0, (0, k.2)));
+        r.0 += g.count;
+        r.1.0 += 1;
+        c.kinds[k.1.index()] += g.count;
+        c.first = c.first.min(g.first);
+        c.last = c.last.max(g.last);
+    }
+    c
+}
+
+/// Violations per (crawler, day number, kind index).
+type ByDay<'a> = HashMap<(&'a str, i64, u8), u64>;
+
+/// Groups the violations fall in, each with its count, first and last,
+/// and each crawler's violations per day and kind: one pass over the
+/// table's blocks in parallel, each worker adding into tallies of its own
+/// (taken from a pool: as many as ran at once, not one per piece of
+/// work), split by key into shards that are then merged in parallel.
+fn tally<'a>(v: &'a Violations) -> (Vec<(Key<'a>, Group<'a>)>, ByDay<'a>) {
+    use std::hash::BuildHasher;
+    /// Shards of a tally's groups.
+    const SHARDS: usize = 64;
+    type Tally<'a> = (Vec<HashMap<Key<'a>, Group<'a>>>, ByDay<'a>);
+    let shard_of = foldhash::fast::FixedState::default();
+    let pool: std::sync::Mutex<Vec<Tally<'a>>> = std::sync::Mutex::new(Vec::new());
+    let take = || {
+        pool.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+    };
+    v.par_blocks_unordered().for_each(|rows| {
+        let (mut shards, mut by_day) = take().unwrap_or_else(|| {
+            (
+                (0..SHARDS).map(|_| HashMap::new()).collect(),
+                HashMap::new(),
+            )
+        });
+        for r in rows {
+            let key = key_of(&r);
+            let shard = (shard_of.hash_one(key) % SHARDS as u64) as usize;
+            let g = shards[shard].entry(key).or_insert_with(|| Group {
+                first: r.time(),
+                last: r.time(),
+                ..Group::default()
+            });
+            g.count += 1;
+            g.first = g.first.min(r.time());
+            g.last = g.last.max(r.time());
+            *by_day
+                .entry((r.crawler(), day_number(r.time()), r.kind().index() as u8))
+                .or_default() += 1;
+        }
+        pool.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((shards, by_day));
+    });
+    let tallies = pool
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut by_day = ByDay::new();
+    let mut columns: Vec<Vec<HashMap<Key<'a>, Group<'a>>>> =
+        (0..SHARDS).map(|_| Vec::new()).collect();
+    for (shards, days) in tallies {
+        for (k, n) in days {
+            *by_day.entry(k).or_default() += n;
+        }
+        for (column, shard) in columns.iter_mut().zip(shards) {
+            column.push(shard);
+        }
+    }
+    let groups = columns
+        .into_par_iter()
+        .flat_map_iter(|mut maps| {
+            // The largest map takes the others' groups.
+            let largest = (0..maps.len()).max_by_key(|&i| maps[i].len());
+            let mut merged = largest.map(|i| maps.swap_remove(i)).unwrap_or_default();
+            for map in maps {
+                for (k, g) in map {
+                    match merged.entry(k) {
+                        std::collections::hash_map::Entry::Occupied(mut e) => {
+                            let e = e.get_mut();
+                            e.count += g.count;
+                            e.first = e.first.min(g.first);
+                            e.last = e.last.max(g.last);
+                        }
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            e.insert(g);
+                        }
+                    }
+                }
+            }
+            merged
+        })
+        .collect();
+    (groups, by_day)
+}
+
 /// The page's data (without the list of files, which the formats
 /// written decide: [`page`]).
 ///
@@ -209,51 +340,7 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
     // parallel): each group's count, first and last; each crawler's
     // violations per day and kind. Sums, minima and maxima: the order the
     // parts are added in does not matter.
-    type Counted<'a> = (
-        HashMap<Key<'a>, Group<'a>>,
-        HashMap<(&'a str, i64, u8), u64>,
-    );
-    let (counted, by_day): Counted<'_> = v
-        .par_blocks_unordered()
-        .fold(Counted::default, |(mut counted, mut by_day), rows| {
-            for r in rows {
-                let g = counted.entry(key_of(&r)).or_insert_with(|| Group {
-                    first: r.time(),
-                    last: r.time(),
-                    ..Group::default()
-                });
-                g.count += 1;
-                g.first = g.first.min(r.time());
-                g.last = g.last.max(r.time());
-                *by_day
-                    .entry((r.crawler(), day_number(r.time()), r.kind().index() as u8))
-                    .or_default() += 1;
-            }
-            (counted, by_day)
-        })
-        .reduce(
-            Counted::default,
-            |(mut counted, mut by_day), (more, days)| {
-                for (k, g) in more {
-                    match counted.entry(k) {
-                        std::collections::hash_map::Entry::Occupied(mut e) => {
-                            let e = e.get_mut();
-                            e.count += g.count;
-                            e.first = e.first.min(g.first);
-                            e.last = e.last.max(g.last);
-                        }
-                        std::collections::hash_map::Entry::Vacant(e) => {
-                            e.insert(g);
-                        }
-                    }
-                }
-                for (k, n) in days {
-                    *by_day.entry(k).or_default() += n;
-                }
-                (counted, by_day)
-            },
-        );
-    let groups = counted;
+    let (groups, by_day) = tally(v);
     // Per crawler: violations by day, hosts, by kind, first and last.
     let mut crawler_days: HashMap<&str, BTreeMap<i64, u64>> = HashMap::new();
     for ((crawler, day, _), n) in &by_day {
@@ -263,28 +350,20 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
             .entry(*day)
             .or_default() += n;
     }
-    let mut per_crawler: HashMap<&str, ([u64; 4], i64, i64)> = HashMap::new();
-    // Per crawler, its rules over all hosts: (kind, rule, line, version) to
-    // the violations and the hosts.
-    type RuleKey<'a> = (&'a str, &'a str, Option<u32>, Option<&'a str>);
-    // (Hashed: the page reads of a rule's hosts how many and, for one,
-    // which; of a crawler's rules the most violated, whose order is total.)
-    let mut crawler_rules: HashMap<&str, HashMap<RuleKey<'_>, (u64, HashSet<&str>)>> =
-        HashMap::new();
-    for (k, g) in &groups {
-        let r = crawler_rules
-            .entry(k.0)
-            .or_default()
-            .entry((k.1.as_str(), k.3, k.4, k.5))
-            .or_default();
-        r.0 += g.count;
-        r.1.insert(k.2);
-        let c = per_crawler.entry(k.0).or_insert(([0; 4], g.first, g.last));
-        c.0[k.1.index()] += g.count;
-        c.1 = c.1.min(g.first);
-        c.2 = c.2.max(g.last);
-    }
-    let mut groups: Vec<(Key<'_>, Group<'_>)> = groups.into_iter().collect();
+    // Per crawler (in parallel: a CDN's crawlers have groups on thousands
+    // of hosts), its violations by kind, first and last, and its rules
+    // over all hosts.
+    let mut groups = groups;
+    groups.par_sort_unstable_by(|a, b| a.0.0.cmp(b.0.0));
+    let crawlers_of: Vec<(&str, CrawlerRules<'_>)> = groups
+        .par_chunk_by(|a, b| a.0.0 == b.0.0)
+        .map(|of_one| (of_one[0].0.0, crawler_rules_of(of_one)))
+        .collect();
+    let per_crawler: HashMap<&str, ([u64; 4], i64, i64)> = crawlers_of
+        .iter()
+        .map(|(c, r)| (*c, (r.kinds, r.first, r.last)))
+        .collect();
+    let crawler_rules: HashMap<&str, CrawlerRules<'_>> = crawlers_of.into_iter().collect();
     // Most violations first, then by key: a total order (the keys are
     // distinct), so only the groups the page may show (the evidence's and
     // the sample's) are put in order, after them the rest in any order.
@@ -472,7 +551,8 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
         .map(|&(crawler, total)| {
             let (kinds, first, last) = per_crawler[crawler];
             // Its most violated rule over all hosts.
-            let rules = &crawler_rules[crawler];
+            let of = &crawler_rules[crawler];
+            let rules = &of.rules;
             let top = rules
                 .iter()
                 .max_by(|a, b| a.1.0.cmp(&b.1.0).then(b.0.cmp(a.0)));
@@ -490,7 +570,7 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
                 "requests": requests_of.get(crawler).cloned().unwrap_or(Value::Null),
                 "first": time(first),
                 "last": time(last),
-                "hosts": rules.values().flat_map(|r| &r.1).collect::<HashSet<_>>().len(),
+                "hosts": of.hosts,
                 "kinds": by_kind,
                 "rule": top.map(|((kind, rule, line, version), (count, hosts))| json!({
                     "kind": kind,
@@ -498,8 +578,8 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
                     "line": line,
                     "version": version,
                     // The host when one, else how many.
-                    "host": (hosts.len() == 1).then(|| hosts.iter().next()).flatten(),
-                    "hosts": hosts.len(),
+                    "host": (hosts.0 == 1).then_some(hosts.1),
+                    "hosts": hosts.0,
                     "count": count,
                 })),
                 "rules": rules.len(),
@@ -678,6 +758,83 @@ mod tests {
         assert!(page.contains("\\u003c/script>"));
         assert!(page.contains(r#""files":["violations.csv""#));
         assert!(!page.contains(r#""report.html""#));
+    }
+
+    /// The tallies of a table of many blocks, added up by workers and
+    /// merged by shard, are the counts of one pass in order; a crawler's
+    /// rules count each rule's hosts and name the one host of a rule of
+    /// one.
+    #[test]
+    fn tallies_of_many_blocks_are_one_pass_in_order() {
+        use crate::replay::Violation;
+        let kinds = [ViolationKind::Disallow, ViolationKind::CrawlDelay];
+        let rows: Vec<Violation> = (0..20_000usize)
+            .map(|i| Violation {
+                time: 1_790_000_000_000_000_000 + (i as i64 * 7919 % 20_000) * 3_600_000_000_000,
+                host: format!("h{}.example", i % 37).into(),
+                crawler: ["AhrefsBot", "GPTBot", "Googlebot"][i % 3].into(),
+                verified: None,
+                client_ip: "192.0.2.1".into(),
+                kind: kinds[i / 3 % 2],
+                method: "GET".into(),
+                url: format!("/p/{i}"),
+                status: 200,
+                rule: format!("Disallow: /{}", i % 5).into(),
+                rule_line: Some((i % 5) as u32 + 1),
+                robots_version: (i % 11 != 0).then(|| "robots.txt".into()),
+                detail: "".into(),
+                user_agent: None,
+            })
+            .collect();
+        let mut table = Violations::default();
+        for part in rows.chunks(97) {
+            table.append(part.iter().cloned().collect());
+        }
+        let (groups, by_day) = tally(&table);
+        let mut expected: HashMap<Key<'_>, (u64, i64, i64)> = HashMap::new();
+        let mut days: BTreeMap<(&str, i64, u8), u64> = BTreeMap::new();
+        for r in table.iter() {
+            let e = expected
+                .entry(key_of(&r))
+                .or_insert((0, i64::MAX, i64::MIN));
+            e.0 += 1;
+            e.1 = e.1.min(r.time());
+            e.2 = e.2.max(r.time());
+            *days
+                .entry((r.crawler(), day_number(r.time()), r.kind().index() as u8))
+                .or_default() += 1;
+        }
+        let got: HashMap<Key<'_>, (u64, i64, i64)> = groups
+            .iter()
+            .map(|(k, g)| (*k, (g.count, g.first, g.last)))
+            .collect();
+        assert_eq!(got.len(), groups.len(), "each group once");
+        assert_eq!(got, expected);
+        assert_eq!(by_day.into_iter().collect::<BTreeMap<_, _>>(), days);
+        let googlebot: Vec<(Key<'_>, Group<'_>)> = groups
+            .into_iter()
+            .filter(|(k, _)| k.0 == "Googlebot")
+            .collect();
+        let rules = crawler_rules_of(&googlebot);
+        assert_eq!(rules.hosts, 37);
+        assert_eq!(
+            rules.kinds.iter().sum::<u64>(),
+            rows.iter().filter(|r| &*r.crawler == "Googlebot").count() as u64
+        );
+        for ((kind, rule, line, version), (count, (hosts, host))) in &rules.rules {
+            let of_rule = || {
+                rows.iter().filter(|r| {
+                    &*r.crawler == "Googlebot"
+                        && r.kind.as_str() == *kind
+                        && &*r.rule == *rule
+                        && r.rule_line == *line
+                        && r.robots_version.as_deref() == *version
+                })
+            };
+            let names: BTreeSet<&str> = of_rule().map(|r| &*r.host).collect();
+            assert_eq!((*count, *hosts), (of_rule().count() as u64, names.len()));
+            assert!(names.contains(host));
+        }
     }
 
     #[test]
