@@ -238,6 +238,52 @@ fn crawler_rules_of<'a>(of_one: &[(Key<'a>, Group<'a>)]) -> CrawlerRules<'a> {
     c
 }
 
+/// A group's key with its hash, computed once: a tally's shard and its
+/// map's buckets are both chosen by it ([`Carried`]).
+#[derive(Clone, Copy)]
+struct Hashed<'a> {
+    hash: u64,
+    key: Key<'a>,
+}
+
+impl std::hash::Hash for Hashed<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl PartialEq for Hashed<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.key == other.key
+    }
+}
+
+impl Eq for Hashed<'_> {}
+
+/// The hasher of maps of [`Hashed`] keys: their hash as they carry it.
+#[derive(Default)]
+struct Carried(u64);
+
+impl std::hash::Hasher for Carried {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not called for a `Hashed` key (it writes one u64); kept a hash.
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Builds [`Carried`] hashers.
+type ByHash = std::hash::BuildHasherDefault<Carried>;
+
 /// Violations per (crawler, day number, kind index).
 type ByDay<'a> = HashMap<(&'a str, i64, u8), u64>;
 
@@ -250,8 +296,9 @@ fn tally<'a>(v: &'a Violations) -> (Vec<(Key<'a>, Group<'a>)>, ByDay<'a>) {
     use std::hash::BuildHasher;
     /// Shards of a tally's groups.
     const SHARDS: usize = 64;
-    type Tally<'a> = (Vec<HashMap<Key<'a>, Group<'a>>>, ByDay<'a>);
-    let shard_of = foldhash::fast::FixedState::default();
+    type Shard<'a> = std::collections::HashMap<Hashed<'a>, Group<'a>, ByHash>;
+    type Tally<'a> = (Vec<Shard<'a>>, ByDay<'a>);
+    let hasher = foldhash::fast::FixedState::default();
     let pool: std::sync::Mutex<Vec<Tally<'a>>> = std::sync::Mutex::new(Vec::new());
     let take = || {
         pool.lock()
@@ -261,18 +308,23 @@ fn tally<'a>(v: &'a Violations) -> (Vec<(Key<'a>, Group<'a>)>, ByDay<'a>) {
     v.par_blocks_unordered().for_each(|rows| {
         let (mut shards, mut by_day) = take().unwrap_or_else(|| {
             (
-                (0..SHARDS).map(|_| HashMap::new()).collect(),
+                (0..SHARDS).map(|_| Shard::default()).collect(),
                 HashMap::new(),
             )
         });
         for r in rows {
             let key = key_of(&r);
-            let shard = (shard_of.hash_one(key) % SHARDS as u64) as usize;
-            let g = shards[shard].entry(key).or_insert_with(|| Group {
-                first: r.time(),
-                last: r.time(),
-                ..Group::default()
-            });
+            let hash = hasher.hash_one(key);
+            // Bits the map uses neither for its buckets (the low ones) nor
+            // for its tags (the top seven).
+            let shard = (hash >> 32) as usize % SHARDS;
+            let g = shards[shard]
+                .entry(Hashed { hash, key })
+                .or_insert_with(|| Group {
+                    first: r.time(),
+                    last: r.time(),
+                    ..Group::default()
+                });
             g.count += 1;
             g.first = g.first.min(r.time());
             g.last = g.last.max(r.time());
@@ -288,8 +340,7 @@ fn tally<'a>(v: &'a Violations) -> (Vec<(Key<'a>, Group<'a>)>, ByDay<'a>) {
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut by_day = ByDay::new();
-    let mut columns: Vec<Vec<HashMap<Key<'a>, Group<'a>>>> =
-        (0..SHARDS).map(|_| Vec::new()).collect();
+    let mut columns: Vec<Vec<Shard<'a>>> = (0..SHARDS).map(|_| Vec::new()).collect();
     for (shards, days) in tallies {
         for (k, n) in days {
             *by_day.entry(k).or_default() += n;
@@ -319,7 +370,7 @@ fn tally<'a>(v: &'a Violations) -> (Vec<(Key<'a>, Group<'a>)>, ByDay<'a>) {
                     }
                 }
             }
-            merged
+            merged.into_iter().map(|(k, g)| (k.key, g))
         })
         .collect();
     (groups, by_day)
