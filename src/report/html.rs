@@ -298,7 +298,8 @@ fn tally<'a>(v: &'a Violations) -> (Vec<(Key<'a>, Group<'a>)>, ByDay<'a>) {
     const SHARDS: usize = 64;
     type Shard<'a> = std::collections::HashMap<Hashed<'a>, Group<'a>, ByHash>;
     type Tally<'a> = (Vec<Shard<'a>>, ByDay<'a>);
-    let hasher = foldhash::fast::FixedState::default();
+    // Seeded per run, as the standard maps are: hosts come from the log.
+    let hasher = foldhash::fast::RandomState::default();
     let pool: std::sync::Mutex<Vec<Tally<'a>>> = std::sync::Mutex::new(Vec::new());
     let take = || {
         pool.lock()
