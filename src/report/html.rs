@@ -392,7 +392,7 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
     // parallel): each group's count, first and last; each crawler's
     // violations per day and kind. Sums, minima and maxima: the order the
     // parts are added in does not matter.
-    let (groups, by_day) = tally(v);
+    let (mut groups, by_day) = tally(v);
     // Per crawler: violations by day, hosts, by kind, first and last.
     let mut crawler_days: HashMap<&str, BTreeMap<i64, u64>> = HashMap::new();
     for ((crawler, day, _), n) in &by_day {
@@ -405,17 +405,13 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
     // Per crawler (in parallel: a CDN's crawlers have groups on thousands
     // of hosts), its violations by kind, first and last, and its rules
     // over all hosts.
-    let mut groups = groups;
     groups.par_sort_unstable_by(|a, b| a.0.0.cmp(b.0.0));
-    let crawlers_of: Vec<(&str, CrawlerRules<'_>)> = groups
+    let crawler_rules: HashMap<&str, CrawlerRules<'_>> = groups
         .par_chunk_by(|a, b| a.0.0 == b.0.0)
         .map(|of_one| (of_one[0].0.0, crawler_rules_of(of_one)))
+        .collect::<Vec<_>>()
+        .into_iter()
         .collect();
-    let per_crawler: HashMap<&str, ([u64; 4], i64, i64)> = crawlers_of
-        .iter()
-        .map(|(c, r)| (*c, (r.kinds, r.first, r.last)))
-        .collect();
-    let crawler_rules: HashMap<&str, CrawlerRules<'_>> = crawlers_of.into_iter().collect();
     // Most violations first, then by key: a total order (the keys are
     // distinct), so only the groups the page may show (the evidence's and
     // the sample's) are put in order, after them the rest in any order.
@@ -592,18 +588,19 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
         .collect();
 
     // Stories: one per violating crawler, most violations first.
-    let mut ranked: Vec<(&str, u64)> = per_crawler
+    let mut ranked: Vec<(&str, u64)> = crawler_rules
         .iter()
-        .map(|(c, (k, _, _))| (*c, k.iter().sum()))
+        .map(|(c, r)| (*c, r.kinds.iter().sum()))
         .collect();
     ranked.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let stories: Vec<Value> = ranked
         .iter()
         .take(MAX_STORIES)
         .map(|&(crawler, total)| {
-            let (kinds, first, last) = per_crawler[crawler];
-            // Its most violated rule over all hosts.
+            // Its violations by kind, first and last, and its most violated
+            // rule over all hosts.
             let of = &crawler_rules[crawler];
+            let (kinds, first, last) = (of.kinds, of.first, of.last);
             let rules = &of.rules;
             let top = rules
                 .iter()

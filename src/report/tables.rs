@@ -352,16 +352,7 @@ pub(super) fn violations_by_crawler(violations: &Violations) -> CrawlerCounts<'_
     cuts.push(n);
     cuts.dedup();
     cuts.par_windows(2)
-        .map(|w| {
-            let mut by_crawler = CrawlerCounts::default();
-            let mut requests = RequestsOfRows::default();
-            for v in violations.range(w[0]..w[1]) {
-                let counts = by_crawler.entry(v.crawler()).or_default();
-                counts.0[v.kind().index()] += 1;
-                counts.1 += u64::from(requests.is_new_request(&v));
-            }
-            by_crawler
-        })
+        .map(|w| counted(violations.range(w[0]..w[1])))
         .reduce(CrawlerCounts::default, |mut all, part| {
             for (crawler, (kinds, requests)) in part {
                 let counts = all.entry(crawler).or_default();
@@ -372,6 +363,19 @@ pub(super) fn violations_by_crawler(violations: &Violations) -> CrawlerCounts<'_
             }
             all
         })
+}
+
+/// Per crawler, the violations of `rows` (in the table's order, each
+/// request's rows together) by kind, and the requests that broke a rule.
+fn counted<'a>(rows: impl Iterator<Item = crate::replay::ViolationRef<'a>>) -> CrawlerCounts<'a> {
+    let mut by_crawler = CrawlerCounts::default();
+    let mut requests = RequestsOfRows::default();
+    for v in rows {
+        let counts = by_crawler.entry(v.crawler()).or_default();
+        counts.0[v.kind().index()] += 1;
+        counts.1 += u64::from(requests.is_new_request(&v));
+    }
+    by_crawler
 }
 
 /// Tells the crawler requests behind violation rows apart, for
@@ -798,13 +802,7 @@ mod tests {
         }
         let mut table: Violations = rows.into_iter().collect();
         table.sort();
-        let mut one_pass: foldhash::HashMap<&str, ([u64; 4], u64)> = Default::default();
-        let mut requests = RequestsOfRows::default();
-        for v in table.iter() {
-            let counts = one_pass.entry(v.crawler()).or_default();
-            counts.0[v.kind().index()] += 1;
-            counts.1 += u64::from(requests.is_new_request(&v));
-        }
+        let one_pass = counted(table.iter());
         let parts = violations_by_crawler(&table);
         assert_eq!(parts, one_pass);
         // Requests with two rows were met (else the test shows nothing).
