@@ -450,16 +450,11 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
         fn first(a: &ViolationRef<'_>, b: &ViolationRef<'_>) -> std::cmp::Ordering {
             (a.time(), a.url()).cmp(&(b.time(), b.url()))
         }
-        fn add<'a>(
-            kept: &mut Vec<ViolationRef<'a>>,
-            rows: impl IntoIterator<Item = ViolationRef<'a>>,
-        ) {
-            for r in rows {
-                kept.push(r);
-                if kept.len() >= KEEP * 4 {
-                    kept.sort_by(first);
-                    kept.truncate(KEEP);
-                }
+        fn add<'a>(kept: &mut Vec<ViolationRef<'a>>, r: ViolationRef<'a>) {
+            kept.push(r);
+            if kept.len() >= KEEP * 4 {
+                kept.sort_by(first);
+                kept.truncate(KEEP);
             }
         }
         let per_block: Vec<Vec<Vec<ViolationRef<'_>>>> = v
@@ -468,21 +463,35 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
                 let mut kept: Vec<Vec<ViolationRef<'_>>> = vec![Vec::new(); shown];
                 for r in rows {
                     if let Some(&i) = wanted.get(&key_of(&r)) {
-                        add(&mut kept[i], [r]);
+                        add(&mut kept[i], r);
                     }
+                }
+                for rows in &mut kept {
+                    rows.sort_by(first);
+                    rows.truncate(KEEP);
                 }
                 kept
             })
             .collect();
+        // Each group's rows of every block, in the blocks' order, merged
+        // per group in parallel (one thread merging 300 groups of a
+        // thousand blocks was 15 ms of a 1 GiB run's page on one core).
+        let mut by_group: Vec<Vec<Vec<ViolationRef<'_>>>> = vec![Vec::new(); shown];
         for block in per_block {
             for (i, rows) in block.into_iter().enumerate() {
-                add(&mut groups[i].1.rows, rows);
+                if !rows.is_empty() {
+                    by_group[i].push(rows);
+                }
             }
         }
-        for (_, g) in groups.iter_mut().take(shown) {
-            g.rows.sort_by(first);
-            g.rows.truncate(KEEP);
-        }
+        groups[..shown]
+            .par_iter_mut()
+            .zip(by_group)
+            .for_each(|((_, g), blocks)| {
+                g.rows.extend(blocks.into_iter().flatten());
+                g.rows.sort_by(first);
+                g.rows.truncate(KEEP);
+            });
     }
     let examples = |g: &Group<'_>| -> Vec<Value> {
         // Distinct URLs first, in time order, then the rest.

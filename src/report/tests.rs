@@ -994,6 +994,62 @@ fn evidence_lists_the_most_violated_groups_first_of_many() {
     assert_eq!(sampled, want);
 }
 
+/// A group's rows on the page are its first in the table's order (time,
+/// then URL, then the order the rows were added), however its rows lie in
+/// the table's blocks: here six blocks, the earliest rows in the later
+/// ones, many rows of one time and URL.
+#[test]
+fn a_groups_rows_are_its_first_in_the_tables_order_across_blocks() {
+    let mut all = Vec::new();
+    let mut violations = Violations::default();
+    for b in 0..6usize {
+        let mut block = Vec::new();
+        for k in 0..12usize {
+            // Block b's rows at minutes 5 - b to 7 - b: each minute but the
+            // first and last in three blocks, with the same two URLs.
+            let minute = 5 - b + k % 3;
+            let mut v = violation(
+                &format!("2026-11-01T00:{minute:02}:00Z"),
+                "AhrefsBot",
+                "disallow",
+                &format!("/u{}", k % 2),
+            );
+            v.client_ip = format!("198.51.100.{}", b * 40 + k).into();
+            block.push(v);
+        }
+        all.extend(block.iter().cloned());
+        violations.append(block.into_iter().collect());
+    }
+    let outcome = Outcome {
+        violations,
+        ..Outcome::default()
+    };
+    let report = Report::build(&outcome, &RunInfo::default()).unwrap();
+    // The one group's rows, as the sample shows them all.
+    let shown: Vec<String> = report.page["violations"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["client_ip"].as_str().unwrap().to_string())
+        .collect();
+    // A stable sort of the rows in the order added.
+    all.sort_by(|a, b| (a.time, &a.url).cmp(&(b.time, &b.url)));
+    let want: Vec<String> = all
+        .iter()
+        .take(shown.len())
+        .map(|v| v.client_ip.to_string())
+        .collect();
+    assert!(
+        shown.len() >= html::EXAMPLES * 2,
+        "{} rows shown",
+        shown.len()
+    );
+    assert_eq!(shown, want);
+    // The earliest rows are in the last block, the next in the last two.
+    assert!(shown[0].starts_with("198.51.100.2"), "{}", shown[0]);
+    assert!(shown.iter().any(|c| c.starts_with("198.51.100.1")));
+}
+
 /// A crawler's sentence names its most violated rule over all hosts: one
 /// rule broken on two hosts is one rule, "on 2 hosts", not a host's share
 /// and "1 other rule".
