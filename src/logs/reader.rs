@@ -1364,8 +1364,10 @@ where
     let mut bytes = 0u64;
     let mut format_name = String::new();
     std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
+        for worker in 0..workers {
+            let (rx, results) = (&rx, &results);
+            scope.spawn(move || {
+                crate::cores::spread(worker, workers);
                 yield_to_reader();
                 loop {
                     let next = rx.lock().map(|r| r.recv());
