@@ -474,8 +474,9 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
             })
             .collect();
         // Each group's rows of every block, in the blocks' order, merged
-        // per group in parallel (one thread merging 300 groups of a
-        // thousand blocks was 15 ms of a 1 GiB run's page on one core).
+        // per group in parallel (one thread merging the 300 groups' rows
+        // of every block was about 15 ms of the 1 GiB benchmark's page,
+        // on one core).
         let mut by_group: Vec<Vec<Vec<ViolationRef<'_>>>> = vec![Vec::new(); shown];
         for block in per_block {
             for (i, rows) in block.into_iter().enumerate() {

@@ -1005,8 +1005,9 @@ fn a_groups_rows_are_its_first_in_the_tables_order_across_blocks() {
     for b in 0..6usize {
         let mut block = Vec::new();
         for k in 0..12usize {
-            // Block b's rows at minutes 5 - b to 7 - b: each minute but the
-            // first and last in three blocks, with the same two URLs.
+            // Block b's rows at minutes 5 - b to 7 - b, two URLs each:
+            // minute 0 in the last block only, minute 1 in the last two,
+            // minutes 2 to 5 in three blocks each.
             let minute = 5 - b + k % 3;
             let mut v = violation(
                 &format!("2026-11-01T00:{minute:02}:00Z"),
