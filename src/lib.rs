@@ -7,7 +7,6 @@
 //! The modules, each using only those above it:
 //!
 //! - `memory`: freed memory handed back to the system between stages.
-//! - `cores`: the parsers of a compressed log, one on each core.
 //! - [`time`]: nanosecond instants and durations, units, RFC 3339 printing.
 //! - [`text`]: shared text, one copy per distinct string.
 //! - [`host`]: hosts as the audit names them, and the check of a named host.
@@ -46,7 +45,6 @@ pub mod bounded_read;
 #[doc(hidden)]
 pub mod cli;
 pub(crate) mod contain;
-mod cores;
 pub mod distributed;
 pub mod host;
 pub mod indexing;

@@ -1363,25 +1363,35 @@ where
     let mut fault: Option<String> = None;
     let mut bytes = 0u64;
     let mut format_name = String::new();
+    // With more than one thread, the reader parses a block itself when
+    // the workers have one waiting each, and there is one worker fewer: as
+    // many threads as `--threads` (or cores), so that the scheduler has no
+    // third thread to put beside two (on the 2-core machines this is
+    // measured on, three threads on two cores left one core idle beside
+    // two runnable threads). With one, the reader only decompresses.
+    let helps = workers > 1;
+    let parsers = if helps { workers - 1 } else { 1 };
+    // A block parsed, by a worker or the reader.
+    let parse_here = |index: usize, block: Vec<u8>, len: usize, mut parser: Compiled| {
+        let mut sink = make_sink();
+        let counts = parse_chunk(&block[..len], &mut parser, &mut sink);
+        give_back(block);
+        sink.finish();
+        results
+            .lock()
+            .expect("no worker panics")
+            .push(index, sink, counts);
+    };
     std::thread::scope(|scope| {
-        for worker in 0..workers {
-            let (rx, results) = (&rx, &results);
-            scope.spawn(move || {
-                crate::cores::spread(worker, workers);
+        for _ in 0..parsers {
+            scope.spawn(|| {
                 yield_to_reader();
                 loop {
                     let next = rx.lock().map(|r| r.recv());
-                    let Ok(Ok((index, block, len, mut parser))) = next else {
+                    let Ok(Ok((index, block, len, parser))) = next else {
                         break;
                     };
-                    let mut sink = make_sink();
-                    let counts = parse_chunk(&block[..len], &mut parser, &mut sink);
-                    give_back(block);
-                    sink.finish();
-                    results
-                        .lock()
-                        .expect("no worker panics")
-                        .push(index, sink, counts);
+                    parse_here(index, block, len, parser);
                 }
             });
         }
@@ -1468,7 +1478,20 @@ where
                     if p.is_w3c() {
                         apply_directives(lines, p);
                     }
-                    if tx.send((index, data, len, state)).is_err() {
+                    let block = (index, data, len, state);
+                    let sent = if helps {
+                        match tx.try_send(block) {
+                            Ok(()) => Ok(()),
+                            Err(mpsc::TrySendError::Full((i, data, len, state))) => {
+                                parse_here(i, data, len, state);
+                                Ok(())
+                            }
+                            Err(mpsc::TrySendError::Disconnected(_)) => Err(()),
+                        }
+                    } else {
+                        tx.send(block).map_err(|_| ())
+                    };
+                    if sent.is_err() {
                         break;
                     }
                     index += 1;

@@ -1134,3 +1134,56 @@ fn requests_shown_ahead_are_recorded_as_without() {
     assert_eq!(counts.samples, plain_counts.samples);
     assert!(counts.bad.values().sum::<u64>() > 50);
 }
+
+/// The thread that made a chunk's sink (the one that parsed it); the first
+/// request of each chunk is slow, so that blocks wait for the workers.
+struct Slow {
+    by: std::thread::ThreadId,
+    kept: Keep,
+}
+
+impl Sink for Slow {
+    fn record(&mut self, r: &Request<'_>) {
+        if self.kept.0.is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        self.kept.record(r);
+    }
+}
+
+#[test]
+fn a_streams_reader_parses_blocks_itself_when_the_workers_are_behind() {
+    let text: String = (0..20_000).map(line).collect();
+    let path = temp("helping.log.gz", &gzip(text.as_bytes()));
+    let (want, _) = read(&path, 4 << 10);
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let (reader, sinks, report) = pool.install(|| {
+            let options = ReadOptions {
+                format: Format::Auto,
+                chunk_size: 4 << 10,
+            };
+            let make = || Slow {
+                by: std::thread::current().id(),
+                kept: Keep::default(),
+            };
+            let (sinks, report) = read_input(&Input::File(path.clone()), &options, &make);
+            (std::thread::current().id(), sinks, report)
+        });
+        assert_eq!(report.fault, None);
+        let by_reader = sinks.iter().filter(|s| s.by == reader).count();
+        let got: Vec<_> = sinks.into_iter().flat_map(|s| s.kept.0).collect();
+        assert_eq!(got, want, "{threads} threads: same requests, same order");
+        if threads == 1 {
+            assert_eq!(by_reader, 0, "one thread: the reader only decompresses");
+        } else {
+            assert!(
+                by_reader > 0,
+                "{threads} threads: the reader parsed no block"
+            );
+        }
+    }
+}
