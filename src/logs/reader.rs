@@ -1337,10 +1337,10 @@ where
     }
     let block_size = options.chunk_size.clamp(4 << 10, 16 << 20);
     let workers = rayon::current_num_threads().max(1);
-    // One block waiting per worker keeps the workers fed (the reader
+    // One block waiting per thread keeps the workers fed (the reader
     // decompresses faster than a worker collects); every block more is
-    // memory: a block each worker holds, one waiting per worker, and the
-    // one being filled.
+    // memory: a block each worker holds, as many waiting as threads, and
+    // the one the reader fills (or parses, below).
     let (tx, rx) = mpsc::sync_channel::<Block>(workers);
     let rx = Mutex::new(rx);
     let results: Mutex<InOrder<S>> = Mutex::new(InOrder::new());
