@@ -1479,20 +1479,18 @@ where
                         apply_directives(lines, p);
                     }
                     let block = (index, data, len, state);
-                    let sent = if helps {
-                        match tx.try_send(block) {
-                            Ok(()) => Ok(()),
-                            Err(mpsc::TrySendError::Full((i, data, len, state))) => {
-                                parse_here(i, data, len, state);
-                                Ok(())
-                            }
-                            Err(mpsc::TrySendError::Disconnected(_)) => Err(()),
+                    if !helps {
+                        if tx.send(block).is_err() {
+                            break;
                         }
                     } else {
-                        tx.send(block).map_err(|_| ())
-                    };
-                    if sent.is_err() {
-                        break;
+                        match tx.try_send(block) {
+                            Ok(()) => {}
+                            Err(mpsc::TrySendError::Full((i, data, len, state))) => {
+                                parse_here(i, data, len, state);
+                            }
+                            Err(mpsc::TrySendError::Disconnected(_)) => break,
+                        }
                     }
                     index += 1;
                 }
