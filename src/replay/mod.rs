@@ -37,6 +37,7 @@
 //! ```
 
 mod activity;
+mod agents;
 mod crawl_delay;
 mod disallow;
 mod findings;
@@ -510,9 +511,15 @@ impl Context {
 }
 
 /// `bytes` as text, invalid UTF-8 replaced: `String::from_utf8_lossy`,
-/// with the standard library's faster check first (log fields are nearly
-/// always ASCII, and this runs for every crawler request).
+/// with faster checks first (log fields are nearly always ASCII, and this
+/// runs three times for every crawler request): an inline ASCII check,
+/// then the standard library's UTF-8 check.
+#[inline]
 fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII bytes are UTF-8.
+        return std::borrow::Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
     match std::str::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),
@@ -678,7 +685,7 @@ pub struct Collector<'c> {
     ctx: &'c Context,
     /// User-Agent to the crawler met and the User-Agent's text in
     /// `agent_texts` (`None`: a person).
-    agents: HashMap<Box<[u8]>, Option<(u32, u32)>>,
+    agents: agents::AgentCache<Option<(u32, u32)>>,
     /// The crawlers' User-Agents met, as text (invalid UTF-8 replaced):
     /// one shared copy for every violation row that names it.
     agent_texts: Vec<Arc<str>>,
@@ -722,7 +729,7 @@ impl<'c> Collector<'c> {
     pub fn new(ctx: &'c Context) -> Self {
         Collector {
             ctx,
-            agents: HashMap::new(),
+            agents: agents::AgentCache::new(),
             agent_texts: Vec::new(),
             met: Vec::new(),
             met_by_address: HashMap::new(),
@@ -785,7 +792,7 @@ impl<'c> Collector<'c> {
     /// User-Agent's text (in `agent_texts`).
     fn identify(&mut self, ua: &[u8]) -> Option<(u32, u32)> {
         if let Some(hit) = self.agents.get(ua) {
-            return *hit;
+            return hit;
         }
         let found = self.ctx.identify_shared(ua).map(|crawler| {
             let address = Arc::as_ptr(&crawler) as usize;
@@ -812,7 +819,7 @@ impl<'c> Collector<'c> {
             self.agent_texts.push(String::from_utf8_lossy(ua).into());
             (m, (self.agent_texts.len() - 1) as u32)
         });
-        self.agents.insert(ua.into(), found);
+        self.agents.insert(ua, found);
         found
     }
 
@@ -1215,7 +1222,7 @@ impl Sink for Collector<'_> {
     fn finish(&mut self) {
         self.flush_referred();
         self.kept.delayed_mut().seal();
-        self.agents = HashMap::new();
+        self.agents = agents::AgentCache::new();
         self.agent_texts = Vec::new();
         self.met = Vec::new();
         self.met_by_address = HashMap::new();

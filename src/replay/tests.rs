@@ -1621,6 +1621,39 @@ fn no_referer_of_three_bytes_or_fewer_names_a_host() {
     assert_eq!(referer_host(b"://a").as_deref(), Some("a"));
 }
 
+/// `lossy` reads a field as `String::from_utf8_lossy` does, borrowing
+/// ASCII and UTF-8 alike: every byte string of up to two bytes over ASCII,
+/// a UTF-8 lead and continuation byte and a byte that is never UTF-8, and
+/// longer ones with the odd byte at each place.
+#[test]
+fn fields_are_read_as_lossy_utf8() {
+    let alphabet: &[u8] = &[b'a', b'/', 0x7f, 0x00, 0xc3, 0xa9, 0xff];
+    let mut values: Vec<Vec<u8>> = vec![Vec::new()];
+    values.extend(alphabet.iter().map(|&a| vec![a]));
+    values.extend(
+        alphabet
+            .iter()
+            .flat_map(|&a| alphabet.iter().map(move |&b| vec![a, b])),
+    );
+    let long = b"/caf\xc3\xa9/0123456789abcdef0123456789".to_vec();
+    for at in 0..long.len() {
+        for odd in [0xffu8, 0xc3, 0x80] {
+            let mut v = long.clone();
+            v[at] = odd;
+            values.push(v);
+        }
+    }
+    for v in &values {
+        let read = lossy(v);
+        assert_eq!(read, String::from_utf8_lossy(v), "{v:?}");
+        assert_eq!(
+            matches!(read, std::borrow::Cow::Borrowed(_)),
+            std::str::from_utf8(v).is_ok(),
+            "{v:?}"
+        );
+    }
+}
+
 /// The audit's lookups gather each accepted chunk's activities as the
 /// reader accepts them (`Lookups::gathering`): the outcome is the one the
 /// chunks' own activities give, ties of one second across chunks
