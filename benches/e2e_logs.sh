@@ -142,6 +142,28 @@ if [ -z "${SKIP_GOACCESS:-}" ] && command -v goaccess > /dev/null; then
 fi
 
 printf '\nfile: %s (%.0f MB, %d lines), %s cores, threads %s\n' "$LOG" "$(echo "$BYTES/1000000" | bc -l)" "$LINES" "$(nproc)" "${THREADS:-all}"
+# How the page cache holds the log: in 2 MiB folios (a file read from disk
+# with read(2) on a recent kernel) a mapping takes a whole folio per fault;
+# in 4 KiB pages (a file written in small pieces, as gen_log writes it)
+# one per 64 KiB at most. Worth about 10% of the audit: figures taken in
+# the two states do not compare (BENCHMARKS.md, twenty-fifth step).
+cat > "$DIR/cache_state.py" <<'PY'
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size = os.fstat(fd).st_size
+m = mmap.mmap(fd, size, prot=mmap.PROT_READ)
+view = memoryview(m)
+sum(view[i] for i in range(0, size, 4096))
+kb = 0
+with open("/proc/self/smaps") as smaps:
+    for line in smaps:
+        if line.startswith("FilePmdMapped:"):
+            kb += int(line.split()[1])
+print(f"{100 * kb * 1024 / size:.0f}")
+PY
+if command -v python3 > /dev/null && [ -r /proc/self/smaps ]; then
+  printf 'page cache: %s%% of the log in 2 MiB folios\n' "$(python3 "$DIR/cache_state.py" "$LOG")"
+fi
 printf '%-26s %9s %10s %14s %11s\n' "command" "seconds" "MB/s" "lines/s" "peak RSS"
 for name in "wc -l" "crawlaudit logs (plain)" "crawlaudit audit (plain)" "zcat" "crawlaudit logs (gzip)" "crawlaudit audit (gzip)" "python one-regex" goaccess; do
   [ -n "${WALL[$name]:-}" ] || continue
