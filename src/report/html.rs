@@ -409,8 +409,6 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
     let crawler_rules: HashMap<&str, CrawlerRules<'_>> = groups
         .par_chunk_by(|a, b| a.0.0 == b.0.0)
         .map(|of_one| (of_one[0].0.0, crawler_rules_of(of_one)))
-        .collect::<Vec<_>>()
-        .into_iter()
         .collect();
     // Most violations first, then by key: a total order (the keys are
     // distinct), so only the groups the page may show (the evidence's and
