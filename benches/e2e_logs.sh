@@ -111,7 +111,7 @@ fd = os.open(sys.argv[1], os.O_RDONLY)
 os.fsync(fd)
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
 PY
-    if [ "$PAGE_CACHE" = small ]; then "$BIN" logs "$LOG" > /dev/null; else cat "$LOG" > /dev/null; fi
+    if [ "$PAGE_CACHE" = small ]; then "$BIN" logs "$LOG" > /dev/null 2>&1; else cat "$LOG" > /dev/null; fi
     ;;
   asis) ;;
   *) echo "PAGE_CACHE must be small, large or asis, not $PAGE_CACHE" >&2; exit 2 ;;
