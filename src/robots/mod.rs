@@ -495,6 +495,93 @@ fn product_token_bytes(value: &[u8]) -> &[u8] {
     &value[..end]
 }
 
+/// A block as [`Robots::parse_with`] reads it: its `User-agent` lines and
+/// delays, its rules as written (compiled when the block is complete), and
+/// where its lines lie in the file.
+struct Building<'a> {
+    block: Block,
+    /// Allow and Disallow lines: kind, line number, value.
+    rules: Vec<(RuleKind, u32, &'a [u8])>,
+    /// The number of its first line, and the length of its value (the
+    /// bytes of the line before the value are not in the block's text: a
+    /// line cut at its longest keeps a value of that length).
+    first_line: (u32, usize),
+    /// Where its first line's value starts in the file, and where its last
+    /// line's ends.
+    start: usize,
+    end: usize,
+}
+
+impl<'a> Building<'a> {
+    /// A block whose first line, numbered `first_line`, has its value of
+    /// `len` bytes at byte `start`.
+    fn new(first_line: u32, start: usize, len: usize) -> Self {
+        Building {
+            block: Block::default(),
+            rules: Vec::new(),
+            first_line: (first_line, len),
+            start,
+            end: start + len,
+        }
+    }
+
+    /// Its lines reach byte `end`.
+    fn reaches(&mut self, end: usize) {
+        self.end = self.end.max(end);
+    }
+
+    /// The complete block, shared through `patterns`. A block whose text
+    /// (from its first line's value to its last line's value's end, at the
+    /// same line number, its first value as long) `patterns` has met in
+    /// more than one file is that block, its rules not compiled again: the
+    /// same bytes on the same lines read as the same lines (the tokenizer
+    /// reads each line of its own bytes), so they make the same block.
+    fn finish(self, body: &[u8], patterns: &mut Patterns) -> Arc<Block> {
+        let text = &body[self.start..self.end];
+        if let Some(shared) = patterns.block_written(self.first_line, text) {
+            return shared;
+        }
+        let mut block = self.block;
+        for (kind, line, value) in self.rules {
+            let escaped = pattern::escape_pattern(value);
+            let rule = Rule {
+                kind,
+                line,
+                written: (value != &escaped[..]).then(|| value.into()),
+                pattern: Pattern::new_in(&escaped, patterns),
+            };
+            if kind == RuleKind::Allow {
+                if let Some(dir) = index_html_directory(&escaped) {
+                    // Google treats "Allow: /dir/index.html" as also
+                    // allowing "/dir/" (and only that).
+                    // It shows as the rule written.
+                    block.rules.push(Rule {
+                        pattern: Pattern::new_in(&dir, patterns),
+                        written: Some(rule.pattern().into()),
+                        ..rule.clone()
+                    });
+                }
+            }
+            block.rules.push(rule);
+        }
+        // Best first: higher priority, then Allow, then the earlier
+        // line. No two rules share all three (the `/dir/$` rule an
+        // `Allow: /dir/index.html` adds shares its line but is
+        // shorter), so the order is total and an unstable sort gives
+        // the stable sort's result.
+        block.rules.sort_unstable_by_key(|r| {
+            (
+                std::cmp::Reverse(r.priority()),
+                r.kind != RuleKind::Allow,
+                r.line,
+            )
+        });
+        block.rules.shrink_to_fit();
+        // Indexed once shared: a block met before has its index already.
+        patterns.block(block, self.first_line, text)
+    }
+}
+
 /// Is a `User-agent` value the global `*`? Google also takes `*` followed by
 /// white space and more text as global.
 fn is_global_agent(value: &[u8]) -> bool {
@@ -515,22 +602,32 @@ impl Robots {
     /// patterns of the files read before with `patterns`.
     pub fn parse_with(body: &[u8], patterns: &mut Patterns) -> Robots {
         let mut robots = Robots::default();
-        // The blocks as read; shared through `patterns` once complete.
-        let mut blocks: Vec<Block> = Vec::new();
+        // The blocks read, each shared through `patterns` once complete.
+        let mut blocks: Vec<Arc<Block>> = Vec::new();
+        // The block being read.
+        let mut building: Option<Building<'_>> = None;
         // True once the current block has seen an Allow/Disallow line: the
         // next User-agent line then starts a new block.
         let mut block_has_rule = false;
+        // Where a value lies in `body` (the tokenizer's lines are slices of
+        // it).
+        let at = |value: &[u8]| value.as_ptr() as usize - body.as_ptr() as usize;
         let tokens = parse::tokenize(body, |line| {
             let number = line.number;
             match line.key {
                 Key::UserAgent => {
-                    if blocks.is_empty() || block_has_rule {
-                        blocks.push(Block::default());
+                    if building.is_none() || block_has_rule {
+                        if let Some(done) = building.take() {
+                            blocks.push(done.finish(body, patterns));
+                        }
+                        building = Some(Building::new(number, at(line.value), line.value.len()));
                         block_has_rule = false;
                     }
-                    let index = (blocks.len() - 1) as u32;
+                    let block = building.as_mut().expect("a block was started");
+                    block.reaches(at(line.value) + line.value.len());
+                    let index = blocks.len() as u32;
                     let written = String::from_utf8_lossy(line.value).into_owned();
-                    blocks[index as usize].agents.push(AgentLine {
+                    block.block.agents.push(AgentLine {
                         line: number,
                         written,
                     });
@@ -555,36 +652,18 @@ impl Robots {
                     }
                 }
                 Key::Allow | Key::Disallow => {
-                    let Some(block) = blocks.last_mut() else {
+                    let Some(block) = building.as_mut() else {
                         robots.stats.rules_outside_groups += 1;
                         return;
                     };
                     block_has_rule = true;
+                    block.reaches(at(line.value) + line.value.len());
                     let kind = if line.key == Key::Allow {
                         RuleKind::Allow
                     } else {
                         RuleKind::Disallow
                     };
-                    let escaped = pattern::escape_pattern(line.value);
-                    let rule = Rule {
-                        kind,
-                        line: number,
-                        written: (line.value != &escaped[..]).then(|| line.value.into()),
-                        pattern: Pattern::new_in(&escaped, patterns),
-                    };
-                    if kind == RuleKind::Allow {
-                        if let Some(dir) = index_html_directory(&escaped) {
-                            // Google treats "Allow: /dir/index.html" as also
-                            // allowing "/dir/" (and only that).
-                            // It shows as the rule written.
-                            block.rules.push(Rule {
-                                pattern: Pattern::new_in(&dir, patterns),
-                                written: Some(rule.pattern().into()),
-                                ..rule.clone()
-                            });
-                        }
-                    }
-                    block.rules.push(rule);
+                    block.rules.push((kind, number, line.value));
                 }
                 Key::Sitemap => {
                     robots
@@ -597,38 +676,26 @@ impl Robots {
                         value: String::from_utf8_lossy(line.value).into_owned(),
                     }),
                     Some(ext @ (Extension::CrawlDelay | Extension::RequestRate)) => {
-                        let Some(block) = blocks.last_mut() else {
+                        let Some(block) = building.as_mut() else {
                             robots.stats.rules_outside_groups += 1;
                             return;
                         };
+                        block.reaches(at(line.value) + line.value.len());
                         let delay = if ext == Extension::CrawlDelay {
                             extensions::parse_crawl_delay(number, line.value)
                         } else {
                             extensions::parse_request_rate(number, line.value)
                         };
-                        block.delays.extend(delay);
+                        block.block.delays.extend(delay);
                     }
                     None => {}
                 },
             }
         });
-        for block in &mut blocks {
-            // Best first: higher priority, then Allow, then the earlier
-            // line. No two rules share all three (the `/dir/$` rule an
-            // `Allow: /dir/index.html` adds shares its line but is
-            // shorter), so the order is total and an unstable sort gives
-            // the stable sort's result.
-            block.rules.sort_unstable_by_key(|r| {
-                (
-                    std::cmp::Reverse(r.priority()),
-                    r.kind != RuleKind::Allow,
-                    r.line,
-                )
-            });
-            block.rules.shrink_to_fit();
+        if let Some(done) = building.take() {
+            blocks.push(done.finish(body, patterns));
         }
-        // Indexed once shared: a block met before has its index already.
-        robots.blocks = blocks.into_iter().map(|b| patterns.block(b)).collect();
+        robots.blocks = blocks;
         // A name written as such also selects the blocks that the
         // reference's reading gives it (`User-agent: MJ12bot` and a later
         // `User-agent: mj12bot/1.0` are one crawler's).

@@ -229,6 +229,12 @@ struct Glob {
 pub struct Patterns {
     patterns: foldhash::HashSet<Arc<[u8]>>,
     blocks: foldhash::HashSet<SharedBlock>,
+    /// Blocks met in more than one file, by the number of their first
+    /// line and their text (from its value to their last line's end):
+    /// met again, they are not compiled again. Only repeated blocks are
+    /// kept here, so a snapshot of distinct files holds no text twice.
+    #[allow(clippy::type_complexity)]
+    written: foldhash::HashMap<(u32, usize), foldhash::HashMap<Box<[u8]>, Arc<super::Block>>>,
 }
 
 /// A block, hashed and compared by what it is made of.
@@ -260,13 +266,36 @@ impl Patterns {
         shared
     }
 
-    /// The shared copy of `block` (its rules sorted): an equal block met
-    /// before, or this one, indexed ([`super::Block::index`]) the first
-    /// time it is met.
-    pub(super) fn block(&mut self, block: super::Block) -> Arc<super::Block> {
+    /// The block written as `text` from line `first_line` on (its number,
+    /// and its value's length), when it was met in more than one file
+    /// ([`Patterns::block`]).
+    pub(super) fn block_written(
+        &self,
+        first_line: (u32, usize),
+        text: &[u8],
+    ) -> Option<Arc<super::Block>> {
+        self.written.get(&first_line)?.get(text).cloned()
+    }
+
+    /// The shared copy of `block` (its rules sorted), written as `text`
+    /// from line `first_line` on: an equal block met before, or this one,
+    /// indexed ([`super::Block::index`]) the first time it is met. A block
+    /// met before is remembered by its text too
+    /// ([`Patterns::block_written`]).
+    pub(super) fn block(
+        &mut self,
+        block: super::Block,
+        first_line: (u32, usize),
+        text: &[u8],
+    ) -> Arc<super::Block> {
         let mut block = SharedBlock(Arc::new(block));
         if let Some(shared) = self.blocks.get(&block) {
-            return shared.0.clone();
+            let shared = shared.0.clone();
+            self.written
+                .entry(first_line)
+                .or_default()
+                .insert(text.into(), shared.clone());
+            return shared;
         }
         Arc::get_mut(&mut block.0)
             .expect("a block not yet shared has one owner")

@@ -781,3 +781,127 @@ fn shared_blocks_of_many_rules_keep_their_index() {
         }
     }
 }
+
+/// Everything a file's reading holds, compared: its blocks by what they
+/// are made of, the agents' lists, sitemaps, `Noindex` lines and counts.
+fn read_alike(a: &Robots, b: &Robots) -> bool {
+    a.blocks.len() == b.blocks.len()
+        && a.blocks
+            .iter()
+            .zip(&b.blocks)
+            .all(|(x, y)| x.same_content(y) && x.index.is_some() == y.index.is_some())
+        && a.by_agent == b.by_agent
+        && a.by_written == b.by_written
+        && a.global == b.global
+        && a.sitemaps == b.sitemaps
+        && a.noindex == b.noindex
+        && a.stats == b.stats
+}
+
+/// A block met in two files is, from the third on, found by its text and
+/// not compiled again; the block found is the one the file read on its
+/// own makes. Text alike on other line numbers, or whose first value is
+/// cut at another length (a line longer than the reference keeps, its
+/// key written with more spaces), is compiled as its own.
+#[test]
+fn blocks_met_again_are_found_by_their_text() {
+    let shared = "User-agent: Googlebot\nDisallow: /private/\nCrawl-delay: 3\nSitemap: https://a.example/s.xml\nAllow: /private/ok\n";
+    let mut patterns = Patterns::default();
+    let files: Vec<Robots> = (0..4)
+        .map(|i| {
+            Robots::parse_with(
+                format!("{shared}\nUser-agent: *\nDisallow: /host-{i}/\n").as_bytes(),
+                &mut patterns,
+            )
+        })
+        .collect();
+    for (i, file) in files.iter().enumerate() {
+        assert!(Arc::ptr_eq(&files[0].blocks[0], &file.blocks[0]), "{i}");
+        let alone =
+            Robots::parse(format!("{shared}\nUser-agent: *\nDisallow: /host-{i}/\n").as_bytes());
+        assert!(read_alike(file, &alone), "{i}");
+    }
+    // Found by its text (from its first value on): the third file's block
+    // is not built again.
+    let text = shared.trim_end().strip_prefix("User-agent: ").unwrap();
+    assert!(
+        patterns
+            .block_written((1, "Googlebot".len()), text.as_bytes())
+            .is_some_and(|b| Arc::ptr_eq(&b, &files[0].blocks[0]))
+    );
+    // One line lower: not the same lines.
+    let lower = Robots::parse_with(format!("\n{shared}").as_bytes(), &mut patterns);
+    assert!(!Arc::ptr_eq(&files[0].blocks[0], &lower.blocks[0]));
+    assert!(read_alike(
+        &lower,
+        &Robots::parse(format!("\n{shared}").as_bytes())
+    ));
+
+    // A first line longer than the reference keeps: the same bytes from the
+    // value on, but the key written with one more space cuts the value one
+    // byte earlier.
+    let long = "x".repeat(parse::MAX_LINE_BYTES + 10);
+    let body = |key: &str| format!("{key}{long}\nDisallow: /p/\n");
+    let mut patterns = Patterns::default();
+    let one = body("User-agent: ");
+    let two = body("User-agent:  ");
+    for text in [&one, &one, &one, &two, &two] {
+        let read = Robots::parse_with(text.as_bytes(), &mut patterns);
+        assert!(read_alike(&read, &Robots::parse(text.as_bytes())));
+    }
+}
+
+mod blocks_found_by_text {
+    use super::super::*;
+    use super::read_alike;
+    use proptest::prelude::*;
+
+    /// A line of a small alphabet of keys, values and line ends, so that
+    /// files share blocks, or nearly.
+    fn line() -> impl Strategy<Value = String> {
+        let key = prop_oneof![
+            Just("User-agent:"),
+            Just("user-agent :"),
+            Just("Disallow:"),
+            Just("Allow:"),
+            Just("Crawl-delay:"),
+            Just("Sitemap:"),
+            Just("Noindex:"),
+            Just("# comment"),
+            Just(""),
+        ];
+        let value = prop_oneof![
+            Just("*"),
+            Just("bot"),
+            Just("Bot/1.0"),
+            Just("/a"),
+            Just("/a/index.html"),
+            Just("/b*c$"),
+            Just("/%7e"),
+            Just("2"),
+            Just(" "),
+            Just(""),
+        ];
+        let end = prop_oneof![Just("\n"), Just("\r\n"), Just("\r")];
+        (key, value, end).prop_map(|(k, v, e)| format!("{k} {v}{e}"))
+    }
+
+    fn file() -> impl Strategy<Value = String> {
+        proptest::collection::vec(line(), 0..12).prop_map(|lines| lines.concat())
+    }
+
+    proptest! {
+        /// Files read one after another with one `Patterns` (some blocks
+        /// then found by their text) read as each file read on its own.
+        #[test]
+        fn files_read_together_read_as_alone(files in proptest::collection::vec(file(), 1..8)) {
+            let mut patterns = Patterns::default();
+            for _ in 0..2 {
+                for text in &files {
+                    let together = Robots::parse_with(text.as_bytes(), &mut patterns);
+                    prop_assert!(read_alike(&together, &Robots::parse(text.as_bytes())), "{:?}", text);
+                }
+            }
+        }
+    }
+}
