@@ -351,11 +351,15 @@ impl<'c> Rules<'c> {
             return *answer;
         }
         let policies = self.always(rules, host);
+        // Most files ask no crawler to slow down: then none of their
+        // groups is looked up here.
+        let delays = policies.iter().any(Policy::has_crawl_delays);
         // This crawler's reading, through the groups the requests use.
-        let mut answer = policies
-            .iter()
-            .any(|policy| self.group(policy, crawler).1.is_some());
-        if !answer {
+        let mut answer = delays
+            && policies
+                .iter()
+                .any(|policy| self.group(policy, crawler).1.is_some());
+        if delays && !answer {
             // The other crawlers of that name: the catalogue's, and the
             // heuristic's (its product token, and the global group).
             let own: (Vec<&str>, bool) = (

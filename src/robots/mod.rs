@@ -458,6 +458,9 @@ pub struct Robots {
     sitemaps: Vec<(u32, String)>,
     noindex: Vec<NoindexLine>,
     stats: ParseStats,
+    /// Does a block ask for a crawl delay (`Crawl-delay` or
+    /// `Request-rate`)?
+    delays: bool,
 }
 
 /// The product token of a robots.txt `User-agent` value as the reference
@@ -709,6 +712,7 @@ impl Robots {
         robots.stats.lines = tokens.lines;
         robots.stats.long_lines = tokens.long_lines;
         robots.stats.ignored_bytes = tokens.ignored_bytes;
+        robots.delays = robots.blocks.iter().any(|b| !b.delays.is_empty());
         robots
     }
 
@@ -810,6 +814,12 @@ impl Robots {
     /// Shorthand for `self.group(tokens).check(path)`.
     pub fn check(&self, tokens: &[&str], path: &[u8]) -> Verdict<'_> {
         self.group(tokens).check(path)
+    }
+
+    /// Does any group ask for a crawl delay? When not, no crawler's group
+    /// does ([`Group::crawl_delay`] is `None` for every selection).
+    pub fn has_crawl_delays(&self) -> bool {
+        self.delays
     }
 
     /// `Sitemap:` lines, with their line numbers.

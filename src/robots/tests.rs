@@ -905,3 +905,27 @@ mod blocks_found_by_text {
         }
     }
 }
+
+/// A file says whether any group asks for a crawl delay: a `Crawl-delay`
+/// or `Request-rate` line in a group, not one outside every group.
+#[test]
+fn files_say_whether_a_group_asks_for_a_delay() {
+    for (body, delays) in [
+        ("User-agent: *\nDisallow: /a\n", false),
+        ("Crawl-delay: 5\nUser-agent: *\nDisallow: /a\n", false),
+        (
+            "User-agent: a\nDisallow: /a\n\nUser-agent: b\nCrawl-delay: 5\n",
+            true,
+        ),
+        ("User-agent: *\nRequest-rate: 1/10\n", true),
+        ("", false),
+    ] {
+        let robots = Robots::parse(body.as_bytes());
+        assert_eq!(robots.has_crawl_delays(), delays, "{body:?}");
+        // As every group's own delay says.
+        let any = ["a", "b", "c"]
+            .iter()
+            .any(|t| robots.group(&[t]).crawl_delay().is_some());
+        assert_eq!(any, delays, "{body:?}");
+    }
+}

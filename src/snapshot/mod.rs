@@ -306,6 +306,15 @@ impl<'s> Policy<'s> {
         }
     }
 
+    /// Does any group of this policy ask for a crawl delay? A policy
+    /// without rules has none.
+    pub fn has_crawl_delays(&self) -> bool {
+        match self {
+            Policy::Rules { robots, .. } => robots.has_crawl_delays(),
+            Policy::AllowAll { .. } | Policy::DisallowAll { .. } => false,
+        }
+    }
+
     /// The group this policy selects for a crawler of `tokens` (in
     /// preference order; `obeys_global`: whether it follows the `*` group):
     /// `None` for a policy without rules (allow-all, or the disallow-all of
