@@ -229,10 +229,11 @@ struct Glob {
 pub struct Patterns {
     patterns: foldhash::HashSet<Arc<[u8]>>,
     blocks: foldhash::HashSet<SharedBlock>,
-    /// Blocks met in more than one file, by the number of their first
-    /// line and their text (from its value to their last line's end):
-    /// met again, they are not compiled again. Only repeated blocks are
-    /// kept here, so a snapshot of distinct files holds no text twice.
+    /// Blocks met in more than one file, by their first line's number and
+    /// value's length, then their text (from that value to their last
+    /// line's value's end): met again, they are not compiled again. Only
+    /// repeated blocks are kept here, so a snapshot of distinct files
+    /// holds no text twice.
     #[allow(clippy::type_complexity)]
     written: foldhash::HashMap<(u32, usize), foldhash::HashMap<Box<[u8]>, Arc<super::Block>>>,
 }
