@@ -118,6 +118,19 @@ fn group_of<'c>(policy: &Policy<'c>, crawler: &Crawler) -> Option<Group<'c>> {
     policy.group_for(&tokens, crawler.obeys_global())
 }
 
+/// The group `policy` selects for `crawler`, and the crawl delay it asks
+/// of it in seconds: none for a crawler whose operator documents that it
+/// does not support Crawl-delay (Google's).
+fn group_and_delay<'c>(policy: &Policy<'c>, crawler: &Crawler) -> (Option<Group<'c>>, Option<f64>) {
+    let group = group_of(policy, crawler);
+    let delay = group
+        .as_ref()
+        .filter(|_| !crawler.ignores_crawl_delay())
+        .and_then(|g| g.crawl_delay())
+        .map(|d| d.seconds());
+    (group, delay)
+}
+
 /// A worker's lookups of robots.txt rules: the policies of each cache
 /// window, the group each policy selects for a crawler, and its
 /// Crawl-delay. Each map is emptied when it reaches its limit
@@ -342,7 +355,6 @@ impl<'c> Rules<'c> {
         if !rules.judged {
             return false;
         }
-        let name = crawler.name();
         let key = (
             rules as *const HostRules as usize,
             Arc::as_ptr(crawler) as usize,
@@ -351,14 +363,34 @@ impl<'c> Rules<'c> {
             return *answer;
         }
         let policies = self.always(rules, host);
+        let answer = self.may_delay_in(&policies, crawler, |rules| {
+            policies
+                .iter()
+                .any(|policy| rules.group(policy, crawler).1.is_some())
+        });
+        if self.delays.len() >= self.limit {
+            self.delays.clear();
+        }
+        self.delays.insert(key, (answer, crawler.clone()));
+        answer
+    }
+
+    /// [`Rules::may_delay`] for a host whose every policy is one of
+    /// `policies`; `own` says whether the crawler's own groups in them ask
+    /// for a delay (looked up only when some group of theirs asks for
+    /// one).
+    fn may_delay_in(
+        &mut self,
+        policies: &[Policy<'c>],
+        crawler: &Arc<Crawler>,
+        own: impl FnOnce(&mut Self) -> bool,
+    ) -> bool {
+        let name = crawler.name();
         // Most files ask no crawler to slow down: then none of their
         // groups is looked up here.
         let delays = policies.iter().any(Policy::has_crawl_delays);
         // This crawler's reading, through the groups the requests use.
-        let mut answer = delays
-            && policies
-                .iter()
-                .any(|policy| self.group(policy, crawler).1.is_some());
+        let mut answer = delays && own(self);
         if delays && !answer {
             // The other crawlers of that name: the catalogue's, and the
             // heuristic's (its product token, and the global group).
@@ -393,10 +425,6 @@ impl<'c> Rules<'c> {
                     })
                 });
         }
-        if self.delays.len() >= self.limit {
-            self.delays.clear();
-        }
-        self.delays.insert(key, (answer, crawler.clone()));
         answer
     }
 
@@ -434,14 +462,7 @@ impl<'c> Rules<'c> {
         if self.groups.len() >= self.limit {
             self.groups.clear();
         }
-        let group = group_of(policy, crawler);
-        // A crawler whose operator documents that it does not support
-        // Crawl-delay (Google's) keeps none.
-        let delay = group
-            .as_ref()
-            .filter(|_| !crawler.ignores_crawl_delay())
-            .and_then(|g| g.crawl_delay())
-            .map(|d| d.seconds());
+        let (group, delay) = group_and_delay(policy, crawler);
         self.groups
             .insert(key, (group.clone(), delay, crawler.clone()));
         (group, delay)
@@ -508,20 +529,39 @@ impl<'c> Rules<'c> {
         rules: &HostRules,
         start: i64,
     ) -> Selection<'c> {
-        let may_delay = self.may_delay(rules, hit.host, hit.crawler);
+        // A host whose policy never changes (no change points: one
+        // robots.txt for all time, as most hosts have) has one window for
+        // every request, whose policies are all it ever has: its groups and
+        // whether a delay may apply are made here, once per crawler, not
+        // kept in the maps that serve a host's several windows.
+        let constant = rules.points.is_empty();
         let window = self.window(key, hit.host, rules.judged, start, hit.time);
         let mut groups = Vec::with_capacity(window.policies.len());
         // The smallest delay among the versions; none when a version asks
         // for none.
         let mut delay = Some(f64::INFINITY);
+        // Whether any version asks this crawler for a delay.
+        let mut asked = false;
         for policy in &window.policies {
-            let (group, seconds) = self.group(policy, hit.crawler);
+            let (group, seconds) = if constant {
+                group_and_delay(policy, hit.crawler)
+            } else {
+                self.group(policy, hit.crawler)
+            };
+            asked |= seconds.is_some();
             delay = match (delay, seconds) {
                 (Some(min), Some(s)) => Some(min.min(s)),
                 _ => None,
             };
             groups.push(group);
         }
+        let may_delay = if !constant {
+            self.may_delay(rules, hit.host, hit.crawler)
+        } else if rules.judged {
+            self.may_delay_in(&window.policies, hit.crawler, |_| asked)
+        } else {
+            false
+        };
         let now_key = window.now.as_ref().map(Policy::key);
         let now = window
             .policies

@@ -1797,3 +1797,67 @@ fn hosts_looked_up_a_line_ahead_are_judged_as_without() {
     assert_eq!(plain.findings, ahead.findings);
     assert_eq!(plain.counts, ahead.counts);
 }
+
+/// A host whose robots.txt never changes (its groups and delays made once
+/// per crawler, outside the lookups' maps) is judged as a host whose
+/// versions, each alike, change at times before the requests (the maps'
+/// way): the same violations, rules, lines and gaps.
+#[test]
+fn a_host_whose_policy_never_changes_is_judged_as_one_whose_does() {
+    let robots = "User-agent: AhrefsBot\nCrawl-delay: 10\nDisallow: /x/\n\nUser-agent: *\nDisallow: /cart/\nCrawl-delay: 5\n";
+    let constant = ctx(snapshot(
+        "constant-policy",
+        &[("shop.example/robots.txt", robots)],
+    ));
+    let changing = ctx(snapshot(
+        "changing-policy",
+        &[
+            ("shop.example/robots/2026-10-01T00-00-00Z.txt", robots),
+            ("shop.example/robots/2026-10-15T00-00-00Z.txt", robots),
+        ],
+    ));
+    let gbot = "66.249.66.1";
+    let lines = [
+        line("192.0.2.1", 1, "10:00:00", "/a", 200, "-", AHREFS),
+        line("192.0.2.1", 1, "10:00:03", "/x/1", 200, "-", AHREFS),
+        line("192.0.2.1", 1, "10:00:20", "/b", 200, "-", AHREFS),
+        line("192.0.2.9", 1, "10:00:00", "/cart/1", 200, "-", BINGBOT),
+        line("192.0.2.9", 1, "10:00:02", "/c", 200, "-", BINGBOT),
+        line("192.0.2.9", 1, "10:00:09", "/d", 200, "-", BINGBOT),
+        line(gbot, 1, "10:00:00", "/cart/2", 200, "-", GOOGLEBOT),
+        line(gbot, 1, "10:00:01", "/e", 200, "-", GOOGLEBOT),
+    ];
+    let rows = |c: &Context| {
+        let o = run(c, &lines);
+        (0..o.violations.len())
+            .map(|i| {
+                let v = o.violations.owned(i).unwrap();
+                (
+                    crate::time::format_time(v.time),
+                    v.kind.as_str(),
+                    v.crawler.to_string(),
+                    v.url.to_string(),
+                    v.rule.to_string(),
+                    v.rule_line,
+                    v.detail.to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (rows(&constant), rows(&changing));
+    assert_eq!(a, b);
+    let kinds: Vec<(&str, &str, &str)> = a
+        .iter()
+        .map(|r| (r.1, r.2.as_str(), r.3.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("disallow", "Googlebot", "/cart/2"),
+            ("disallow", "bingbot", "/cart/1"),
+            ("crawl-delay", "bingbot", "/c"),
+            ("crawl-delay", "AhrefsBot", "/x/1"),
+            ("disallow", "AhrefsBot", "/x/1"),
+        ]
+    );
+}
