@@ -18,9 +18,9 @@ mod state;
 mod summary;
 mod tables;
 mod violations;
+mod writeback;
 
 pub use merge::MergeError;
-use out_dir::Writeback;
 pub use out_dir::{MARKER, check_out};
 pub use state::{
     StagedState, StateFile, open_state, read_state, read_state_bytes, stage_state, state_bytes,
@@ -38,6 +38,7 @@ use tables::{
     partials_frame, rfc3339_times, utc, violations_by_crawler,
 };
 pub use violations::frame as violations_frame;
+use writeback::Writeback;
 
 use std::collections::BTreeMap;
 use std::fs::File;
