@@ -4,8 +4,9 @@
 //!
 //! Two ways, one per part of a file. Its first [`DIRECT_FROM`] bytes (all
 //! of most report files) go through the page cache, and their writeback is
-//! started every [`WRITEBACK_STEP`] bytes. On Linux, the rest of a large
-//! file (the violations tables run to hundreds of megabytes) is written
+//! started every [`WRITEBACK_STEP`] bytes. On Linux, on a local disk's
+//! file system, the rest of a large file (the violations tables run to
+//! hundreds of megabytes) is written
 //! around the page cache (`O_DIRECT`), [`DIRECT_STEP`] bytes at a time from
 //! an aligned buffer of the writer's own: the bytes are copied once, not
 //! into freshly allocated cache pages that the system must clear, write
@@ -258,6 +259,31 @@ impl Writeback {
     }
 }
 
+/// Whether `file` lies on a local disk's file system, where a direct
+/// write streams to the device: ext2/3/4, XFS, Btrfs, F2FS. Elsewhere a
+/// direct write may cost more than the page cache it saves (a network
+/// file system's is synchronous; tmpfs has no device), and the file is
+/// written through the page cache.
+#[cfg(target_os = "linux")]
+fn on_local_disk(file: &fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    const LOCAL: [u32; 4] = [0xEF53, 0x5846_5342, 0x9123_683E, 0xF2F5_2010];
+    // SAFETY: `fstatfs` fills the zeroed struct it is given, from a
+    // descriptor of ours.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::fstatfs(file.as_raw_fd(), &raw mut st) } != 0 {
+        return false;
+    }
+    // The magic numbers are 32-bit; the field's width varies by platform.
+    LOCAL.contains(&(st.f_type as u64 as u32))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn on_local_disk(_file: &fs::File) -> bool {
+    false
+}
+
 /// The error of a refused direct write: Linux's `EINVAL` (only Linux
 /// writes directly).
 const EINVAL: i32 = 22;
@@ -273,14 +299,15 @@ impl Write for Writeback {
                     let below = usize::try_from(DIRECT_FROM - self.written).unwrap_or(usize::MAX);
                     return self.cached(&buf[..buf.len().min(below)]);
                 }
-                self.mode = match self.uncached(true) {
-                    Ok(()) => {
-                        // The cached part on its way to disk now, not at
-                        // the closing `fsync`.
-                        self.start_writeback();
-                        Mode::Direct(Stage::new(self.step))
-                    }
-                    Err(_) => Mode::CachedOnly,
+                // On a local disk only, and where the flag is taken.
+                let direct = on_local_disk(&self.file) && self.uncached(true).is_ok();
+                self.mode = if direct {
+                    // The cached part on its way to disk now, not at the
+                    // closing `fsync`.
+                    self.start_writeback();
+                    Mode::Direct(Stage::new(self.step))
+                } else {
+                    Mode::CachedOnly
                 };
                 self.write(buf)
             }
@@ -327,9 +354,13 @@ mod tests {
     fn writeback_writes_every_byte_and_starts_behind() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big");
-        let mut w = Writeback::new(fs::File::create(&path).unwrap());
+        let file = fs::File::create(&path).unwrap();
+        let local = on_local_disk(&file);
+        let mut w = Writeback::new(file);
         let want = write_all(&mut w, &pieces(3_000));
         assert!(want.len() as u64 > DIRECT_FROM + 2 * DIRECT_STEP as u64);
+        // ext4, XFS, Btrfs and F2FS all take aligned direct writes.
+        assert_eq!(w.direct_bytes() > 0, local);
         // Staged bytes are not written yet.
         assert!(w.written <= want.len() as u64);
         assert!(w.written - w.started < WRITEBACK_STEP || w.direct_bytes > 0);
@@ -341,6 +372,27 @@ mod tests {
             assert_eq!(w.written - w.direct_bytes(), DIRECT_FROM);
             assert_eq!(w.direct_bytes() % DIRECT_STEP as u64, 0);
         }
+        w.sync().unwrap();
+        assert!(fs::read(&path).unwrap() == want);
+    }
+
+    /// A file on tmpfs (no device behind it) is never written directly,
+    /// whatever its size.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn files_off_a_local_disk_go_through_the_page_cache() {
+        let shm = std::path::Path::new("/dev/shm");
+        if !shm.is_dir() {
+            return;
+        }
+        let dir = tempfile::tempdir_in(shm).unwrap();
+        let path = dir.path().join("big");
+        let file = fs::File::create(&path).unwrap();
+        assert!(!on_local_disk(&file));
+        let mut w = Writeback::new(file);
+        let want = write_all(&mut w, &pieces(1_300));
+        assert!(want.len() as u64 > DIRECT_FROM);
+        assert_eq!(w.direct_bytes(), 0);
         w.sync().unwrap();
         assert!(fs::read(&path).unwrap() == want);
     }
