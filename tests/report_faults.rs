@@ -1,6 +1,7 @@
 //! Reports under faults: a run killed with SIGKILL at any moment leaves the
 //! previous report or the new one, never a mixture; a full disk gives exit
-//! 2, a message naming the file, and the previous report intact.
+//! 2, a message naming the file, and the previous report intact, also
+//! when the write that fails is one of a large file's direct writes.
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -201,4 +202,93 @@ fn a_full_disk_is_exit_2_and_keeps_the_previous_report() {
     assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
     assert_eq!(contents(&out), before, "the previous report changed");
     assert_eq!(common::hidden_entries(&disk), Vec::<String>::new());
+}
+
+/// A log whose violations tables run past the size from which a report
+/// file is written directly (`O_DIRECT` on a local disk): `lines` GPTBot
+/// requests, every one disallowed, for `big.example`, whose snapshot is
+/// written beside it. Returns the audit's arguments into `out`.
+fn big_report_args(dir: &Path, lines: usize, out: &Path) -> Vec<String> {
+    use std::io::Write;
+    let snapshot = dir.join("snapshot");
+    std::fs::create_dir_all(snapshot.join("big.example")).unwrap();
+    std::fs::write(
+        snapshot.join("big.example/robots.txt"),
+        "User-agent: *\nDisallow: /\n",
+    )
+    .unwrap();
+    let log = dir.join("access.log");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&log).unwrap());
+    for i in 0..lines {
+        writeln!(
+            w,
+            "20.171.{}.{} - - [01/Nov/2026:{:02}:{:02}:{:02} +0000] \"GET /catalogue/item-{i}?page={} HTTP/1.1\" 200 5120 \"-\" \"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)\"",
+            i / 250 % 250,
+            i % 250,
+            i / 3600 % 24,
+            i / 60 % 60,
+            i % 60,
+            i % 97,
+        )
+        .unwrap();
+    }
+    w.flush().unwrap();
+    [
+        "audit",
+        log.to_str().unwrap(),
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// A write that fails past the first 4 MiB of a report file, where the
+/// file is written around the page cache on a local disk, fails the run
+/// as a full disk does: exit 2, one line naming the file and the cause,
+/// the previous report unchanged and no temporary directory left.
+#[test]
+fn a_write_failing_in_a_large_file_is_exit_2_and_keeps_the_previous_report() {
+    let dir = common::fresh_dir("faults-large-file");
+    let out = dir.join("reports");
+    let args = big_report_args(&dir, 60_000, &out);
+    let first = run(&args);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let before = contents(&out);
+    let csv = before["violations.csv"].len();
+    // Past the cached first 4 MiB, short of the whole file.
+    assert!(csv > 10 << 20, "violations.csv is only {csv} bytes");
+    let limited = {
+        let mut cmd = crawlaudit();
+        cmd.args(&args);
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setrlimit and signal are async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                let limit = libc::rlimit {
+                    rlim_cur: 7 << 20,
+                    rlim_max: 7 << 20,
+                };
+                libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+        cmd.output().unwrap()
+    };
+    let stderr = String::from_utf8_lossy(&limited.stderr);
+    assert_eq!(limited.status.code(), Some(2), "{stderr}");
+    let want = format!("cannot write {}/violations.", out.display());
+    assert!(stderr.contains(&want), "want {want:?} in {stderr}");
+    assert!(stderr.contains("File too large"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert_eq!(contents(&out), before, "the previous report changed");
+    assert_eq!(common::hidden_entries(&dir), Vec::<String>::new());
 }
