@@ -6,15 +6,15 @@
 //! of most report files) go through the page cache, and their writeback is
 //! started every [`WRITEBACK_STEP`] bytes. On Linux, on a local disk's
 //! file system, the rest of a large file (the violations tables run to
-//! hundreds of megabytes) is written
-//! around the page cache (`O_DIRECT`), [`DIRECT_STEP`] bytes at a time from
-//! an aligned buffer of the writer's own: the bytes are copied once, not
-//! into freshly allocated cache pages that the system must clear, write
-//! back and reclaim (on a virtual machine whose freed memory goes back to
-//! its host, each such page is a fault), and a report does not push the
-//! logs it was made from out of the cache. A file system that refuses
-//! direct writes (or a write it refuses) turns the file back to the page
-//! cache, with nothing lost; the last partial step goes through it too.
+//! hundreds of megabytes) is written around the page cache (`O_DIRECT`),
+//! [`DIRECT_STEP`] bytes at a time from an aligned buffer of the writer's
+//! own: the bytes are copied once, not into freshly allocated cache pages
+//! that the system must clear, write back and reclaim (on a virtual
+//! machine whose freed memory goes back to its host, each such page is a
+//! fault), and a report does not push the logs it was made from out of
+//! the cache. A file system that refuses direct writes (or a write it
+//! refuses) turns the file back to the page cache, with nothing lost; the
+//! last partial step goes through it too.
 
 use std::fs;
 use std::io::Write;
