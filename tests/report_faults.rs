@@ -142,6 +142,25 @@ impl Drop for Tmpfs {
     }
 }
 
+/// Makes `cmd`'s process unable to write files past `bytes`: its writes
+/// there fail with EFBIG (the signal that would otherwise kill it is
+/// ignored).
+fn limit_file_size(cmd: &mut Command, bytes: libc::rlim_t) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit and signal are async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+}
+
 #[test]
 fn a_full_disk_is_exit_2_and_keeps_the_previous_report() {
     let dir = common::fresh_dir("faults-disk");
@@ -155,19 +174,7 @@ fn a_full_disk_is_exit_2_and_keeps_the_previous_report() {
         if mounted.is_none() {
             // Without the right to mount: a file size limit makes writes
             // fail the same way (EFBIG instead of ENOSPC).
-            use std::os::unix::process::CommandExt;
-            // SAFETY: setrlimit and signal are async-signal-safe.
-            unsafe {
-                cmd.pre_exec(|| {
-                    let limit = libc::rlimit {
-                        rlim_cur: 20_000,
-                        rlim_max: 20_000,
-                    };
-                    libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
-                    libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-                    Ok(())
-                });
-            }
+            limit_file_size(&mut cmd, 20_000);
         }
         cmd.output().unwrap()
     };
@@ -206,17 +213,11 @@ fn a_full_disk_is_exit_2_and_keeps_the_previous_report() {
 
 /// A log whose violations tables run past the size from which a report
 /// file is written directly (`O_DIRECT` on a local disk): `lines` GPTBot
-/// requests, every one disallowed, for `big.example`, whose snapshot is
+/// requests, every one disallowed, for shop.example, whose snapshot is
 /// written beside it. Returns the audit's arguments into `out`.
 fn big_report_args(dir: &Path, lines: usize, out: &Path) -> Vec<String> {
     use std::io::Write;
-    let snapshot = dir.join("snapshot");
-    std::fs::create_dir_all(snapshot.join("big.example")).unwrap();
-    std::fs::write(
-        snapshot.join("big.example/robots.txt"),
-        "User-agent: *\nDisallow: /\n",
-    )
-    .unwrap();
+    let snapshot = common::shop_snapshot(dir, b"User-agent: *\nDisallow: /\n");
     let log = dir.join("access.log");
     let mut w = std::io::BufWriter::new(std::fs::File::create(&log).unwrap());
     for i in 0..lines {
@@ -268,19 +269,7 @@ fn a_write_failing_in_a_large_file_is_exit_2_and_keeps_the_previous_report() {
     let limited = {
         let mut cmd = crawlaudit();
         cmd.args(&args);
-        use std::os::unix::process::CommandExt;
-        // SAFETY: setrlimit and signal are async-signal-safe.
-        unsafe {
-            cmd.pre_exec(|| {
-                let limit = libc::rlimit {
-                    rlim_cur: 7 << 20,
-                    rlim_max: 7 << 20,
-                };
-                libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
-                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-                Ok(())
-            });
-        }
+        limit_file_size(&mut cmd, 7 << 20);
         cmd.output().unwrap()
     };
     let stderr = String::from_utf8_lossy(&limited.stderr);

@@ -81,9 +81,14 @@ impl Stage {
         Stage { buf, start, len: 0 }
     }
 
+    /// How many bytes the window holds: one direct write.
+    fn capacity(&self) -> usize {
+        self.buf.len() - DIRECT_ALIGN
+    }
+
     /// Copies what fits of `bytes` after the staged ones; how much.
-    fn put(&mut self, bytes: &[u8], step: usize) -> usize {
-        let n = bytes.len().min(step - self.len);
+    fn put(&mut self, bytes: &[u8]) -> usize {
+        let n = bytes.len().min(self.capacity() - self.len);
         let at = self.start + self.len;
         self.buf[at..at + n].copy_from_slice(&bytes[..n]);
         self.len += n;
@@ -192,9 +197,9 @@ impl Writeback {
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                // Refused (alignment, or a file system that takes the flag
-                // but not the write): nothing was written.
-                Err(e) if e.raw_os_error() == Some(EINVAL) => break,
+                // Refused (`EINVAL`: alignment, or a file system that takes
+                // the flag but not the write): nothing was written.
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => break,
                 Err(e) => return Err(self.keep(e)),
             }
         }
@@ -284,10 +289,6 @@ fn on_local_disk(_file: &fs::File) -> bool {
     false
 }
 
-/// The error of a refused direct write: Linux's `EINVAL` (only Linux
-/// writes directly).
-const EINVAL: i32 = 22;
-
 impl Write for Writeback {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         match &mut self.mode {
@@ -312,8 +313,8 @@ impl Write for Writeback {
                 self.write(buf)
             }
             Mode::Direct(stage) => {
-                let n = stage.put(buf, self.step);
-                if stage.len == self.step {
+                let n = stage.put(buf);
+                if stage.len == stage.capacity() {
                     self.write_stage()?;
                 }
                 Ok(n)
