@@ -72,6 +72,32 @@ impl HostRules {
     pub(crate) fn has_page(&self, url: &str) -> bool {
         !self.pages.is_empty() && self.pages.contains(url)
     }
+
+    /// What every request of the host reads of them ([`RulesHead`]).
+    pub(crate) fn head(&self) -> RulesHead<'_> {
+        RulesHead {
+            points: &self.points,
+            first_known: self.first_known,
+            has_pages: !self.pages.is_empty(),
+        }
+    }
+}
+
+/// The parts of a host's [`HostRules`] that every request of the host
+/// reads, copied into each worker's slot for the host
+/// (`hosts::HostSlot`): a CDN log's lines each name one of thousands of
+/// hosts, and the shared rules of the line's host are mostly not in the
+/// processor's caches when the request is judged, where the worker's
+/// slot is (the line's host was looked up a line ahead). The rules
+/// themselves are read only when a request's selection is made.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RulesHead<'c> {
+    /// When the policies in force change ([`HostRules`]' change points).
+    pub(crate) points: &'c [i64],
+    /// When the first known robots.txt version begins.
+    pub(crate) first_known: i64,
+    /// The snapshot has rules for some page of the host.
+    pub(crate) has_pages: bool,
 }
 
 /// A request's judgement of Disallow and what it leaves for the ordered
@@ -95,6 +121,8 @@ pub(crate) struct Hit<'a> {
     /// What the snapshot says of the host; `None` when it does not
     /// describe it.
     pub(crate) rules: Option<&'a HostRules>,
+    /// What every request reads of `rules` (the default without them).
+    pub(crate) head: RulesHead<'a>,
     pub(crate) time: i64,
     pub(crate) crawler: &'a Arc<Crawler>,
     pub(crate) identity: &'a Arc<str>,
@@ -603,8 +631,8 @@ impl<'c> Rules<'c> {
         // window is named by the points before its start and its end.
         let key = (
             rules as *const HostRules as usize,
-            rules.points.partition_point(|&p| p <= start),
-            rules.points.partition_point(|&p| p <= hit.time),
+            hit.head.points.partition_point(|&p| p <= start),
+            hit.head.points.partition_point(|&p| p <= hit.time),
         );
         let selection = self.selection(key, hit, rules, start);
         let may_delay = selection.may_delay;
@@ -618,7 +646,7 @@ impl<'c> Rules<'c> {
         // Before the first version the snapshot knows, robots.txt is
         // unknown: a crawler whose cache may reach back there may have had
         // a version that allowed the request, so it is not blamed.
-        let reaches_unknown = start < rules.first_known;
+        let reaches_unknown = start < hit.head.first_known;
         if !judged || reaches_unknown {
             return Judged {
                 judged,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 
 use super::Context;
-use super::disallow::HostRules;
+use super::disallow::{HostRules, RulesHead};
 use crate::host::normalize_host;
 
 /// The fewest Host values a table holds before it is emptied; a snapshot
@@ -159,6 +159,9 @@ pub(crate) struct HostSlot<'c> {
     /// Its number in the snapshot, when it is named exactly as the
     /// snapshot names it.
     pub(crate) id: Option<u32>,
+    /// What every request reads of `rules`, beside them (the default
+    /// without them).
+    pub(crate) head: RulesHead<'c>,
 }
 
 /// Host values to hosts, numbered as met. Bounded: when it holds its
@@ -253,6 +256,7 @@ impl<'c> Hosts<'c> {
                     rules,
                     owned,
                     id,
+                    head: rules.map(HostRules::head).unwrap_or_default(),
                 });
                 self.ids.insert(name, h);
                 h

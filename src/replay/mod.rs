@@ -960,6 +960,7 @@ impl<'c> Collector<'c> {
             &disallow::Hit {
                 host: &slot.name,
                 rules: slot.rules,
+                head: slot.head,
                 time: t,
                 crawler,
                 identity: &identities[id as usize],
@@ -986,7 +987,8 @@ impl<'c> Collector<'c> {
             && (200..300).contains(&status)
             && !robots_txt
             && crawler.engine().is_some()
-            && (ctx.state.is_some() || slot.rules.is_some_and(|r| r.has_page(&path)))
+            && (ctx.state.is_some()
+                || (slot.head.has_pages && slot.rules.is_some_and(|r| r.has_page(&path))))
         {
             kept.push_fetch(
                 slot.name.clone(),
@@ -1115,7 +1117,9 @@ impl<'c> Collector<'c> {
             }
             *until = (*until).max(Some(t));
         }
-        let Some(rules) = slot.rules else {
+        // A host without rules for any page has no page a referral could
+        // be evidence for (its slot says so: its rules are not read).
+        let Some(rules) = slot.rules.filter(|_| slot.head.has_pages) else {
             return;
         };
         let target = lossy(request.target());

@@ -1861,3 +1861,51 @@ fn a_host_whose_policy_never_changes_is_judged_as_one_whose_does() {
         ]
     );
 }
+
+/// A worker's slot for a host holds what every request reads of the
+/// host's rules (their change points, the first known version, whether
+/// any page has rules), the same as the rules themselves, and a host the
+/// snapshot does not describe has none.
+#[test]
+fn a_hosts_slot_holds_what_every_request_reads_of_its_rules() {
+    let c = ctx(snapshot(
+        "slot-head",
+        &[
+            (
+                "shop.example/robots/2026-11-01T00-00-00Z.txt",
+                "User-agent: *\nDisallow: /a/\n",
+            ),
+            (
+                "shop.example/robots/2026-11-05T12-00-00Z.txt",
+                "User-agent: *\nDisallow: /b/\n",
+            ),
+            (
+                "shop.example/pages.jsonl",
+                "{\"url\": \"/gone\", \"x_robots_tag\": [\"noindex\"]}\n",
+            ),
+            ("plain.example/robots.txt", "User-agent: *\nDisallow: /\n"),
+        ],
+    ));
+    let mut hosts = hosts::Hosts::default();
+    let snap = c.snapshot();
+    for (host, pages) in [("shop.example", true), ("plain.example", false)] {
+        let (h, _) = hosts.get(&c, host.as_bytes(), None);
+        let slot = hosts.slot(h);
+        let rules = slot.rules.expect("the snapshot describes the host");
+        assert_eq!(slot.head.points, snap.policy_change_points(host), "{host}");
+        assert_eq!(
+            slot.head.first_known,
+            snap.first_known(host).unwrap(),
+            "{host}"
+        );
+        assert_eq!(slot.head.has_pages, pages, "{host}");
+        assert_eq!(rules.has_page("/gone"), pages, "{host}");
+    }
+    // Two versions: the policy changes at the second one's time.
+    let (h, _) = hosts.get(&c, b"shop.example", None);
+    assert!(!hosts.slot(h).head.points.is_empty());
+    let (h, _) = hosts.get(&c, b"elsewhere.example", None);
+    let slot = hosts.slot(h);
+    assert!(slot.rules.is_none());
+    assert!(slot.head.points.is_empty() && !slot.head.has_pages);
+}
