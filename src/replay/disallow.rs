@@ -87,8 +87,8 @@ impl HostRules {
 /// reads, copied into each worker's slot for the host
 /// (`hosts::HostSlot`): a CDN log's lines each name one of thousands of
 /// hosts, and the shared rules of the line's host are mostly not in the
-/// processor's caches when the request is judged, where the worker's
-/// slot is (the line's host was looked up a line ahead). The rules
+/// processor's caches when the request is judged. The slot is read for
+/// every line anyway, so the copy costs no load of its own; the rules
 /// themselves are read only when a request's selection is made.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct RulesHead<'c> {
