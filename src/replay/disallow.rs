@@ -68,9 +68,12 @@ impl HostRules {
         self.id
     }
 
-    /// Does the snapshot have rules for this page (path and query)?
+    /// Does the snapshot have rules for this page (path and query)? (An
+    /// empty set answers without hashing; callers on the hot path ask
+    /// their slot's [`RulesHead::has_pages`] first, so that the rules are
+    /// not read at all.)
     pub(crate) fn has_page(&self, url: &str) -> bool {
-        !self.pages.is_empty() && self.pages.contains(url)
+        self.pages.contains(url)
     }
 
     /// What every request of the host reads of them ([`RulesHead`]).
