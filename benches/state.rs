@@ -5,8 +5,8 @@
 //! Run with `cargo bench --bench state`. The state looks like the one
 //! `benches/state_nights.sh`'s `hosts-50000` night leaves: 50,000 hosts,
 //! each with the last requests of two crawler identities and the 2xx
-//! fetches of engine crawlers (two thirds of the requests), each fetch
-//! from an address of its own.
+//! fetches of engine crawlers (two thirds of the requests), from 250
+//! addresses.
 
 use std::path::Path;
 
