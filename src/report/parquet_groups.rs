@@ -114,8 +114,8 @@ pub(super) fn text_array<'t, I: Iterator<Item = Option<&'t str>>>(
             Some((l, k)) if std::ptr::eq(l, text) => k,
             // Or its own copy of it, in a column of texts of their own
             // (shared texts are told apart by their addresses: comparing
-            // the bytes of each row's text with the previous row's cost a
-            // state file's writing a fifth of its time).
+            // the bytes of each row's text with the previous row's was a
+            // `memcmp` call per cell, 17% of `benches/state.rs`'s samples).
             Some((l, k)) if !shared && l == text => k,
             _ if shared => *by_address
                 .entry((text.as_ptr() as usize, text.len()))
