@@ -13,7 +13,9 @@
 #        PAGE_CACHE=small|large|asis (how the page cache holds the plain log; below),
 #        HOSTS=N: a CDN's vhost_combined log of N hosts instead, each host with
 #        its own robots.txt (the shop's and a Disallow of its own), no pages;
-#        the Python and GoAccess contenders are skipped (they parse combined)
+#        the Python and GoAccess contenders are skipped (they parse combined),
+#        CRAWLAUDIT_BIN=PATH: time that binary (e.g. scripts/pgo_build.sh's)
+#        instead of the release build's
 # Needs: gzip, GNU time (/usr/bin/time); GoAccess (apt-get install goaccess).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +25,7 @@ DIR=${BENCH_DIR:-bench-data}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
 mkdir -p "$DIR"
 cargo build --quiet --release --bin crawlaudit --example gen_log
-BIN=$CARGO_TARGET_DIR/release/crawlaudit
+BIN=${CRAWLAUDIT_BIN:-$CARGO_TARGET_DIR/release/crawlaudit}
 HOSTS=${HOSTS:-}
 LOG=$DIR/combined-$SIZE-$SEED.log
 [ -n "$HOSTS" ] && LOG=$DIR/vhost-$HOSTS-$SIZE-$SEED.log

@@ -16,7 +16,8 @@
 # ratios, and the peak RSS.
 #
 # Usage: benches/state_nights.sh [CASE...]   (default: all three)
-# Env:   BENCH_DIR (default ./bench-data), RUNS (default 9)
+# Env:   BENCH_DIR (default ./bench-data), RUNS (default 9),
+#        CRAWLAUDIT_BIN=PATH: time that binary instead of the release build's
 # Needs: python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ RUNS=${RUNS:-9}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
 mkdir -p "$DIR"
 cargo build --quiet --release --bin crawlaudit
-BIN=$CARGO_TARGET_DIR/release/crawlaudit
+BIN=${CRAWLAUDIT_BIN:-$CARGO_TARGET_DIR/release/crawlaudit}
 CASES=("$@")
 [ ${#CASES[@]} -eq 0 ] && CASES=(vhost-10000-256M hosts-50000 hosts-100000)
 
