@@ -25,8 +25,12 @@ DIR=${BENCH_DIR:-bench-data}
 RUNS=${RUNS:-9}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
 mkdir -p "$DIR"
-cargo build --quiet --release --bin crawlaudit
-BIN=${CRAWLAUDIT_BIN:-$CARGO_TARGET_DIR/release/crawlaudit}
+if [ -n "${CRAWLAUDIT_BIN:-}" ]; then
+  BIN=$CRAWLAUDIT_BIN
+else
+  cargo build --quiet --release --bin crawlaudit
+  BIN=$CARGO_TARGET_DIR/release/crawlaudit
+fi
 CASES=("$@")
 [ ${#CASES[@]} -eq 0 ] && CASES=(vhost-10000-256M hosts-50000 hosts-100000)
 
