@@ -367,6 +367,12 @@ impl State {
             .windows(2)
             .position(|w| w[0].0 >= w[1].0)
             .map_or(parts.len(), |i| i + 1);
+        if split == parts.len() {
+            // One run in order (a state file whose rows were read into
+            // the parts of its first run).
+            parts.retain(|(_, entries)| !entries.is_empty());
+            return State { hosts: parts };
+        }
         if parts[split..].windows(2).all(|w| w[0].0 < w[1].0) {
             let second = parts.split_off(split);
             return State::from_sorted(parts, second);

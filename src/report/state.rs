@@ -189,28 +189,49 @@ fn state_of(columns: Columns) -> Result<State, String> {
         status,
         verified,
     } = columns;
-    // Rows grouped by host as they come (a state file lists its hosts in
-    // order: a few thousand parts, each host's rows in one part or two);
-    // the parts are merged by host afterwards. A part's fetches are added
-    // to it at its end (in a state file's order: nothing to sort).
+    // Rows grouped by host as they come. A state file lists its hosts in
+    // order twice (their last requests, then their fetches): the first
+    // run's hosts are `parts`, in order, and a later row of a host in it
+    // joins its part, found by a cursor that only moves forward (100,000
+    // hosts: no second copy of each name, and no merge of two lists).
+    // Rows that cannot join so (a host not in the first run, met among
+    // them, or a later run out of order) start parts of their own,
+    // `extra`, merged by host afterwards. A part's fetches are added to it
+    // at its end (in a state file's order: nothing to sort).
     let mut parts: Vec<(Arc<str>, HostState)> = Vec::new();
+    let mut extra: Vec<(Arc<str>, HostState)> = Vec::new();
+    // The part the rows go to: `parts`' (by index) or `extra`'s last.
+    let mut current: Option<Part> = None;
+    let mut cursor = 0;
     let mut fetches: Vec<FetchRow> = Vec::new();
     // Crawler names, clients and methods shared, as a night's rows share
     // them: one copy per distinct text, the previous row's looked at
-    // first (a crawler's fetches follow each other).
+    // first (a crawler's fetches follow each other). A dictionary-encoded
+    // column's cells of one text are one copy of it: the previous row's
+    // cell is known again by its address, without comparing bytes.
     let mut texts = Interner::default();
     let [
         mut last_identity,
         mut crawler_name,
         mut last_client,
         mut last_method,
-    ]: [Option<Arc<str>>; 4] = Default::default();
-    let mut shared = |last: &mut Option<Arc<str>>, text: &str| -> Arc<str> {
+    ]: [Option<(*const u8, Arc<str>)>; 4] = Default::default();
+    let mut shared = |last: &mut Option<(*const u8, Arc<str>)>, text: &str| -> Arc<str> {
         match last {
-            Some(t) if **t == *text => t.clone(),
-            _ => last.insert(texts.get(text)).clone(),
+            Some((at, t)) if std::ptr::eq(*at, text.as_ptr()) && t.len() == text.len() => t.clone(),
+            Some((at, t)) if **t == *text => {
+                *at = text.as_ptr();
+                t.clone()
+            }
+            _ => {
+                let t = texts.get(text);
+                *last = Some((text.as_ptr(), t.clone()));
+                t
+            }
         }
     };
+    // The previous row's host cell: the same copy, the same part.
+    let mut last_host: Option<&str> = None;
     let rows = kind
         .iter()
         .zip(host.iter())
@@ -238,13 +259,36 @@ fn state_of(columns: Columns) -> Result<State, String> {
         };
         let (host, crawler) = (need(host, row, "host")?, need(crawler, row, "crawler")?);
         let t = instant(time, "time")?.ok_or_else(|| format!("row {row} has no time"))?;
-        if parts.last().is_none_or(|(h, _)| **h != *host) {
-            if let Some((_, entries)) = parts.last_mut() {
-                entries.extend_fetches(fetches.drain(..));
+        let part_host = |part: &Part| match *part {
+            Part::First(i) => &*parts[i].0,
+            Part::Extra => &*extra.last().expect("an extra part").0,
+        };
+        let same_cell = last_host.is_some_and(|h| std::ptr::eq(h, host));
+        last_host = Some(host);
+        if !same_cell && current.as_ref().is_none_or(|part| part_host(part) != host) {
+            if let Some(part) = current {
+                part.entries(&mut parts, &mut extra)
+                    .extend_fetches(fetches.drain(..));
             }
-            parts.push((host.into(), HostState::default()));
+            current = Some(if parts.last().is_none_or(|(h, _)| **h < *host) {
+                // In order after every part so far.
+                parts.push((host.into(), HostState::default()));
+                cursor = parts.len() - 1;
+                Part::First(cursor)
+            } else {
+                cursor = seek(&parts, cursor, host);
+                if cursor < parts.len() && *parts[cursor].0 == *host {
+                    Part::First(cursor)
+                } else {
+                    extra.push((host.into(), HostState::default()));
+                    Part::Extra
+                }
+            });
         }
-        let entries = &mut parts.last_mut().expect("a part for this host").1;
+        let entries = current
+            .as_ref()
+            .expect("a part for this host")
+            .entries(&mut parts, &mut extra);
         match kind {
             Some("last") => {
                 let resolution = res
@@ -280,10 +324,52 @@ fn state_of(columns: Columns) -> Result<State, String> {
             other => return Err(format!("row {row}: unknown row kind {other:?}")),
         }
     }
-    if let Some((_, entries)) = parts.last_mut() {
-        entries.extend_fetches(fetches);
+    if let Some(part) = current {
+        part.entries(&mut parts, &mut extra).extend_fetches(fetches);
     }
+    parts.append(&mut extra);
     Ok(State::from_parts(parts))
+}
+
+/// The first of `parts` (in order of host) whose host is not before
+/// `host`, looked for from `from`: a few steps forward (a state file's
+/// second run of hosts meets the first run's in order), else by halves
+/// (a file in another order).
+fn seek(parts: &[(Arc<str>, HostState)], from: usize, host: &str) -> usize {
+    let before = |p: &(Arc<str>, HostState)| *p.0 < *host;
+    if from > 0 && !before(&parts[from - 1]) {
+        return parts[..from].partition_point(before);
+    }
+    let mut at = from;
+    for _ in 0..8 {
+        if at == parts.len() || !before(&parts[at]) {
+            return at;
+        }
+        at += 1;
+    }
+    at + parts[at..].partition_point(before)
+}
+
+/// Where [`state_of`] puts a row: the part of a host of the file's first
+/// run of hosts, or the last of the parts that could not join one.
+#[derive(Clone, Copy)]
+enum Part {
+    First(usize),
+    Extra,
+}
+
+impl Part {
+    /// The part's entries.
+    fn entries<'p>(
+        self,
+        parts: &'p mut [(Arc<str>, HostState)],
+        extra: &'p mut [(Arc<str>, HostState)],
+    ) -> &'p mut HostState {
+        match self {
+            Part::First(i) => &mut parts[i].1,
+            Part::Extra => &mut extra.last_mut().expect("an extra part").1,
+        }
+    }
 }
 
 /// One row of a state file, with its host.
@@ -736,6 +822,92 @@ mod tests {
                 "{lasts} last requests, {lists} fetch lists"
             );
         }
+    }
+
+    /// A file's rows in any order (a file written by other means) are
+    /// read as if each entry was added in turn: rows of a host joined to
+    /// its part of the first run of hosts, or not (a host with fetches
+    /// only, hosts met again out of order, in a third run).
+    #[test]
+    fn rows_in_any_order_are_read_as_added_in_turn() {
+        let mut state = state_of_hosts(40, 5, 3);
+        // Hosts with fetches and no last request: before, among and after
+        // the others.
+        for (i, host) in ["a.example", "h0007x.example", "zz.example"]
+            .into_iter()
+            .enumerate()
+        {
+            for t in 0..3 {
+                state.push_fetch(
+                    host,
+                    "Googlebot",
+                    &format!("/only/{}", t % 2),
+                    Fetch {
+                        time: (i * 10 + t) as i64,
+                        verified: None,
+                        client: "192.0.2.9".into(),
+                        method: "GET".into(),
+                        status: 200,
+                    },
+                );
+            }
+        }
+        let written = rows(&state);
+        assert!(written.len() > 100);
+        let n = written.len();
+        let mut orders: Vec<Vec<usize>> = vec![
+            (0..n).collect(),
+            (0..n).rev().collect(),
+            // The fetches' run first, then the last requests'.
+            (0..n)
+                .filter(|&i| matches!(written[i], Row::Fetch(..)))
+                .chain((0..n).filter(|&i| matches!(written[i], Row::Last(..))))
+                .collect(),
+            // Three runs of hosts: every third row at a time.
+            (0..3).flat_map(|k| (k..n).step_by(3)).collect(),
+        ];
+        // Shuffles (a linear congruential generator's).
+        for seed in 1..=4u64 {
+            let mut order: Vec<usize> = (0..n).collect();
+            let mut x = seed;
+            for i in (1..n).rev() {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                order.swap(i, (x >> 33) as usize % (i + 1));
+            }
+            orders.push(order);
+        }
+        for (o, order) in orders.iter().enumerate() {
+            let shuffled: Vec<Row<'_>> = order.iter().map(|&i| written[i]).collect();
+            let mut expected = State::default();
+            for row in &shuffled {
+                match *row {
+                    Row::Last(host, (identity, last)) => {
+                        expected.insert_last(host, identity, *last)
+                    }
+                    Row::Fetch(host, r) => {
+                        expected.push_fetch(host, &r.crawler, &r.url, r.fetch.clone())
+                    }
+                }
+            }
+            let mut frame = DataFrame::new_infer_height(state_columns(&shuffled)).unwrap();
+            let mut bytes = Vec::new();
+            ParquetWriter::new(&mut bytes).finish(&mut frame).unwrap();
+            let read = read_state_bytes(bytes, Path::new("shuffled")).unwrap();
+            assert!(
+                read == expected,
+                "order {o}: not the state of its rows added in turn"
+            );
+        }
+        // The writer's order is the state itself.
+        let mut frame = DataFrame::new_infer_height(state_columns(&written)).unwrap();
+        let mut bytes = Vec::new();
+        ParquetWriter::new(&mut bytes).finish(&mut frame).unwrap();
+        assert_eq!(
+            read_state_bytes(bytes, Path::new("written")).unwrap(),
+            state
+        );
     }
 
     #[cfg(unix)]
