@@ -24,8 +24,15 @@ SEED=${2:-1}
 DIR=${BENCH_DIR:-bench-data}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
 mkdir -p "$DIR"
-cargo build --quiet --release --bin crawlaudit --example gen_log
-BIN=${CRAWLAUDIT_BIN:-$CARGO_TARGET_DIR/release/crawlaudit}
+# The release build's binary only when no other is timed (as in
+# benches/state_nights.sh); the log generator always.
+if [ -n "${CRAWLAUDIT_BIN:-}" ]; then
+  cargo build --quiet --release --example gen_log
+  BIN=$CRAWLAUDIT_BIN
+else
+  cargo build --quiet --release --bin crawlaudit --example gen_log
+  BIN=$CARGO_TARGET_DIR/release/crawlaudit
+fi
 HOSTS=${HOSTS:-}
 LOG=$DIR/combined-$SIZE-$SEED.log
 [ -n "$HOSTS" ] && LOG=$DIR/vhost-$HOSTS-$SIZE-$SEED.log
