@@ -259,15 +259,12 @@ fn state_of(columns: Columns) -> Result<State, String> {
         };
         let (host, crawler) = (need(host, row, "host")?, need(crawler, row, "crawler")?);
         let t = instant(time, "time")?.ok_or_else(|| format!("row {row} has no time"))?;
-        let part_host = |part: &Part| match *part {
-            Part::First(i) => &*parts[i].0,
-            Part::Extra => &*extra.last().expect("an extra part").0,
-        };
         let same_cell = last_host.is_some_and(|h| std::ptr::eq(h, host));
         last_host = Some(host);
-        if !same_cell && current.as_ref().is_none_or(|part| part_host(part) != host) {
+        if !same_cell && current.is_none_or(|part| *part.of(&mut parts, &mut extra).0 != *host) {
             if let Some(part) = current {
-                part.entries(&mut parts, &mut extra)
+                part.of(&mut parts, &mut extra)
+                    .1
                     .extend_fetches(fetches.drain(..));
             }
             current = Some(if parts.last().is_none_or(|(h, _)| **h < *host) {
@@ -285,10 +282,10 @@ fn state_of(columns: Columns) -> Result<State, String> {
                 }
             });
         }
-        let entries = current
-            .as_ref()
+        let entries = &mut current
             .expect("a part for this host")
-            .entries(&mut parts, &mut extra);
+            .of(&mut parts, &mut extra)
+            .1;
         match kind {
             Some("last") => {
                 let resolution = res
@@ -325,7 +322,7 @@ fn state_of(columns: Columns) -> Result<State, String> {
         }
     }
     if let Some(part) = current {
-        part.entries(&mut parts, &mut extra).extend_fetches(fetches);
+        part.of(&mut parts, &mut extra).1.extend_fetches(fetches);
     }
     parts.append(&mut extra);
     Ok(State::from_parts(parts))
@@ -359,15 +356,15 @@ enum Part {
 }
 
 impl Part {
-    /// The part's entries.
-    fn entries<'p>(
+    /// The part: its host and its entries.
+    fn of<'p>(
         self,
         parts: &'p mut [(Arc<str>, HostState)],
         extra: &'p mut [(Arc<str>, HostState)],
-    ) -> &'p mut HostState {
+    ) -> &'p mut (Arc<str>, HostState) {
         match self {
-            Part::First(i) => &mut parts[i].1,
-            Part::Extra => &mut extra.last_mut().expect("an extra part").1,
+            Part::First(i) => &mut parts[i],
+            Part::Extra => extra.last_mut().expect("an extra part"),
         }
     }
 }
