@@ -715,9 +715,17 @@ pub struct Collector<'c> {
     /// With `--state`, by host number, the last referred visit's time,
     /// and the hosts that have one (with their names: the numbers are
     /// void once the host table is emptied). Handed to `kept` when the
-    /// chunk is done or the numbers go void ([`Collector::flush_referred`]).
+    /// chunk is done or the numbers go void ([`Collector::flush_hosts`]).
     referred_until: Vec<Option<i64>>,
     referred_hosts: Vec<(u32, Arc<str>)>,
+    /// By host number, the requests for a host the snapshot does not
+    /// describe, and the hosts that have some (with their names), handed
+    /// to `kept` as `referred_until` is: counted by number, not looked up
+    /// by name per request (a CDN log's thousands of hosts, when the
+    /// snapshot describes none of them, made that lookup a fifth of the
+    /// run).
+    unknown_counts: Vec<u64>,
+    unknown_met: Vec<(u32, Arc<str>)>,
     /// What the chunk keeps for the ordered stage: its counts, Disallow
     /// violations, delayed requests' rows, per (host, identity) requests,
     /// engine crawlers' fetches and referred visits.
@@ -744,6 +752,8 @@ impl<'c> Collector<'c> {
             charged_ids: HashMap::new(),
             referred_until: Vec::new(),
             referred_hosts: Vec::new(),
+            unknown_counts: Vec::new(),
+            unknown_met: Vec::new(),
             kept: Kept::default(),
         }
     }
@@ -766,16 +776,22 @@ impl<'c> Collector<'c> {
 
     /// What the chunk kept, for the ordered stage.
     pub(crate) fn into_kept(mut self) -> Kept {
-        self.flush_referred();
+        self.flush_hosts();
         self.kept
     }
 
-    /// Hands the hosts' last referred visits to `kept` (by name).
-    pub(crate) fn flush_referred(&mut self) {
+    /// Hands what is counted by host number to `kept`, by name: the hosts'
+    /// last referred visits, and the requests for hosts the snapshot does
+    /// not describe.
+    pub(crate) fn flush_hosts(&mut self) {
         for (h, name) in self.referred_hosts.drain(..) {
             if let Some(t) = self.referred_until[h as usize].take() {
                 self.kept.refer_until(name, t);
             }
+        }
+        for (h, name) in self.unknown_met.drain(..) {
+            let n = std::mem::take(&mut self.unknown_counts[h as usize]);
+            self.kept.unknown_hosts_mut().add(&name, n);
         }
     }
 
@@ -900,7 +916,7 @@ impl<'c> Collector<'c> {
         if emptied {
             // The numbers in the keys are void.
             self.charged_ids.clear();
-            self.flush_referred();
+            self.flush_hosts();
         }
         Some(h)
     }
@@ -1193,8 +1209,14 @@ impl Sink for Collector<'_> {
             return;
         };
         if !self.hosts.described(h) {
-            let name = &self.hosts.slot(h).name;
-            self.kept.unknown_hosts_mut().add(name, 1);
+            let i = h as usize;
+            if i >= self.unknown_counts.len() {
+                self.unknown_counts.resize(i + 1, 0);
+            }
+            if self.unknown_counts[i] == 0 {
+                self.unknown_met.push((h, self.hosts.slot(h).name.clone()));
+            }
+            self.unknown_counts[i] += 1;
         }
         match self.identify(request.user_agent()) {
             Some((m, _)) if self.is_self(m, request, h) => {
@@ -1224,7 +1246,7 @@ impl Sink for Collector<'_> {
     /// Frees the chunk's caches and hands its unknown hosts to the run, so
     /// that a collector kept until the replay holds only its evidence.
     fn finish(&mut self) {
-        self.flush_referred();
+        self.flush_hosts();
         self.kept.delayed_mut().seal();
         self.agents = agents::AgentCache::new();
         self.agent_texts = Vec::new();

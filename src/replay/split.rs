@@ -93,7 +93,7 @@ impl Sink for SplitCollector<'_> {
                 continue;
             };
             collector.kept.delayed_mut().seal();
-            collector.flush_referred();
+            collector.flush_hosts();
             let agents = collector.agents_met();
             let mut w = Writer::new(&agents);
             collector.kept.write(&mut w, &names);

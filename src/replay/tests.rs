@@ -1219,8 +1219,26 @@ fn a_full_host_table_is_emptied_and_nothing_is_lost() {
         &mut collector,
         vhost_line("a.example", "10:00:03", "/private/2", AHREFS),
     );
+    // A host the snapshot does not describe, met before the table was
+    // emptied and again after: its requests are counted by its number in
+    // each table, and add up.
+    record(
+        &mut collector,
+        vhost_line("h0.test", "10:00:04", "/", BROWSER),
+    );
     collector.finish();
     let o = replay(&c, vec![collector]);
+    let unknown: HashMap<&str, u64> = o
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::UnknownHost)
+        .map(|f| (f.host.as_str(), f.count))
+        .collect();
+    assert_eq!(unknown.len(), MAX_UNKNOWN_HOSTS + 1);
+    assert_eq!(unknown.get("h0.test"), Some(&2));
+    assert_eq!(unknown.get("h1.test"), Some(&1));
+    assert!(unknown.contains_key(OTHER_HOSTS));
+    assert_eq!(unknown.values().sum::<u64>(), humans as u64 + 1);
     let rows: Vec<(&str, &str, u64)> = o
         .activity
         .iter()
@@ -1231,7 +1249,7 @@ fn a_full_host_table_is_emptied_and_nothing_is_lost() {
         [("a.example", "AhrefsBot", 2), ("b.example", "AhrefsBot", 1)]
     );
     assert_eq!(o.violations.len(), 3);
-    assert_eq!(o.counts.human, humans as u64);
+    assert_eq!(o.counts.human, humans as u64 + 1);
 }
 
 /// Chunks whose collectors hand their lookups on (a worker's chunks) find
