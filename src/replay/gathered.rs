@@ -16,7 +16,7 @@ use foldhash::HashMap;
 
 use super::UnknownHosts;
 use super::activity::{Activity, DelayedRows};
-use super::kept::Kept;
+use super::kept::{ChargedHost, Kept};
 
 /// Activities gathered from chunks in file order.
 #[derive(Debug, Default)]
@@ -56,11 +56,15 @@ impl Gathered {
         let chunk = u32::try_from(self.delayed.len()).expect("fewer than 2^32 chunks");
         self.delayed.push(delayed);
         for charged in charged {
-            let (host, host_id, identity, mut activity) = charged.into_parts();
+            let (host, identity, mut activity) = charged.into_parts();
             activity.in_chunk(chunk);
-            match host_id {
-                Some(id) => add_activity(&mut self.by_id, (id, identity), activity),
-                None => add_activity(self.by_name.entry(host).or_default(), identity, activity),
+            match host {
+                ChargedHost::Snapshot(id) => {
+                    add_activity(&mut self.by_id, (id, identity), activity);
+                }
+                ChargedHost::Named(host) => {
+                    add_activity(self.by_name.entry(host).or_default(), identity, activity);
+                }
             }
         }
     }

@@ -15,13 +15,23 @@ use crate::bots::Crawler;
 /// A crawler identity's requests on one host, as one chunk read them.
 #[derive(Debug)]
 pub(crate) struct Charged {
-    host: Arc<str>,
-    /// The host's number in the snapshot (`Context::host_name`), when the
-    /// host is named as the snapshot names it.
-    host_id: Option<u32>,
+    host: ChargedHost,
     /// The identity's number in the run (`Context::identity_names`).
     identity: u32,
     activity: Activity,
+}
+
+/// The host a [`Charged`] names.
+#[derive(Debug)]
+pub(crate) enum ChargedHost {
+    /// A host named as the snapshot names it, by its number there
+    /// (`Context::host_name`): no copy of its name is shared per charge
+    /// (a CDN log's chunks charge thousands of pairs, each a reference
+    /// count touched on the name's own cache line and later dropped on
+    /// the reader's thread).
+    Snapshot(u32),
+    /// Another host, by name.
+    Named(Arc<str>),
 }
 
 impl Charged {
@@ -29,14 +39,16 @@ impl Charged {
     /// `host_id` in the snapshot, when it is named as the snapshot names
     /// it), starting with `activity`.
     pub(crate) fn new(
-        host: Arc<str>,
+        host: &Arc<str>,
         host_id: Option<u32>,
         identity: u32,
         activity: Activity,
     ) -> Charged {
         Charged {
-            host,
-            host_id,
+            host: match host_id {
+                Some(id) => ChargedHost::Snapshot(id),
+                None => ChargedHost::Named(host.clone()),
+            },
             identity,
             activity,
         }
@@ -47,10 +59,9 @@ impl Charged {
         &mut self.activity
     }
 
-    /// Its host's name, its host's number in the snapshot, its identity's
-    /// number and its requests.
-    pub(crate) fn into_parts(self) -> (Arc<str>, Option<u32>, u32, Activity) {
-        (self.host, self.host_id, self.identity, self.activity)
+    /// Its host, its identity's number and its requests.
+    pub(crate) fn into_parts(self) -> (ChargedHost, u32, Activity) {
+        (self.host, self.identity, self.activity)
     }
 }
 
@@ -278,8 +289,9 @@ impl Kept {
 /// as the same parts.
 impl Kept {
     /// Writes everything the ordered stage takes of the chunk; `names`:
-    /// the run's identity names by number ([`super::Context::identity_names`]).
-    pub(crate) fn write(&self, w: &mut Writer<'_>, names: &[Arc<str>]) {
+    /// the run's identity names by number ([`super::Context::identity_names`]);
+    /// `ctx` names the snapshot's hosts.
+    pub(crate) fn write(&self, w: &mut Writer<'_>, names: &[Arc<str>], ctx: &super::Context) {
         debug_assert!(
             !self.activities_taken,
             "a part is written with its activities"
@@ -302,8 +314,16 @@ impl Kept {
         self.delayed.write(w);
         w.usize(self.charged.len());
         for charged in &self.charged {
-            w.text(&charged.host);
-            w.opt_u32(charged.host_id);
+            match &charged.host {
+                ChargedHost::Snapshot(id) => {
+                    w.text(ctx.host_name(*id));
+                    w.opt_u32(Some(*id));
+                }
+                ChargedHost::Named(host) => {
+                    w.text(host);
+                    w.opt_u32(None);
+                }
+            }
             w.text(&names[charged.identity as usize]);
             charged.activity.write(w);
         }
@@ -375,7 +395,7 @@ impl Kept {
             }
             let identity = ctx.identity_id(&r.text()?);
             let activity = Activity::read(r, rows)?;
-            charged.push(Charged::new(host, host_id, identity, activity));
+            charged.push(Charged::new(&host, host_id, identity, activity));
         }
         let n = r.count(14)?;
         let mut fetches = Vec::with_capacity(n);

@@ -1035,7 +1035,7 @@ impl<'c> Collector<'c> {
             None => {
                 let steps = judged.may_delay;
                 let i = kept.charge(Charged::new(
-                    slot.name.clone(),
+                    &slot.name,
                     slot.id,
                     identity_run_ids[id as usize],
                     Activity::new(&seen, steps),

@@ -96,7 +96,7 @@ impl Sink for SplitCollector<'_> {
             collector.flush_hosts();
             let agents = collector.agents_met();
             let mut w = Writer::new(&agents);
-            collector.kept.write(&mut w, &names);
+            collector.kept.write(&mut w, &names, self.ctx);
             // Written with the part: not handed to this process's run.
             collector.kept.take_unknown_hosts();
             collector.finish();
