@@ -10,8 +10,6 @@
 //! until the end they held memory in proportion to the requests, and the
 //! gathering ran on one thread after the reading.
 
-use std::sync::Arc;
-
 use foldhash::HashMap;
 
 use super::UnknownHosts;
@@ -25,8 +23,9 @@ pub(crate) struct Gathered {
     /// number in the run): one map, not a map per host (thousands of small
     /// maps grew by reallocating while the chunks' activities were freed).
     by_id: HashMap<(u32, u32), Activity>,
-    /// Other hosts' activities, by name and identity number.
-    by_name: HashMap<Arc<str>, HashMap<u32, Activity>>,
+    /// Other hosts' activities, by (the host's number among the run's
+    /// other hosts, `Context::other_host_id`; identity number).
+    by_other: HashMap<(u32, u32), Activity>,
     /// Each gathered chunk's delayed requests' rows: a chunk's steps are
     /// told its place here.
     delayed: Vec<DelayedRows>,
@@ -35,11 +34,12 @@ pub(crate) struct Gathered {
 }
 
 /// What [`Gathered::into_parts`] returns: the snapshot hosts' activities
-/// by (host number, identity number), the other hosts' by name and then
-/// identity number, the chunks' delayed rows, and the unknown hosts.
+/// by (host number, identity number), the other hosts' by (their number
+/// in the run, identity number), the chunks' delayed rows, and the
+/// unknown hosts.
 pub(crate) type GatheredParts = (
     HashMap<(u32, u32), Activity>,
-    HashMap<Arc<str>, HashMap<u32, Activity>>,
+    HashMap<(u32, u32), Activity>,
     Vec<DelayedRows>,
     UnknownHosts,
 );
@@ -62,8 +62,8 @@ impl Gathered {
                 ChargedHost::Snapshot(id) => {
                     add_activity(&mut self.by_id, (id, identity), activity);
                 }
-                ChargedHost::Named(host) => {
-                    add_activity(self.by_name.entry(host).or_default(), identity, activity);
+                ChargedHost::Other(n) => {
+                    add_activity(&mut self.by_other, (n, identity), activity);
                 }
             }
         }
@@ -71,7 +71,7 @@ impl Gathered {
 
     /// The activities, the delayed rows and the unknown hosts.
     pub(crate) fn into_parts(self) -> GatheredParts {
-        (self.by_id, self.by_name, self.delayed, self.unknown_hosts)
+        (self.by_id, self.by_other, self.delayed, self.unknown_hosts)
     }
 }
 

@@ -162,6 +162,9 @@ pub(crate) struct HostSlot<'c> {
     /// What every request reads of `rules`, beside them (the default
     /// without them).
     pub(crate) head: RulesHead<'c>,
+    /// Without `id`: its number among the run's other hosts, once a
+    /// crawler's request is charged to it ([`Hosts::other_id`]).
+    other: Option<u32>,
 }
 
 /// Host values to hosts, numbered as met. Bounded: when it holds its
@@ -257,6 +260,7 @@ impl<'c> Hosts<'c> {
                     owned,
                     id,
                     head: rules.map(HostRules::head).unwrap_or_default(),
+                    other: None,
                 });
                 self.ids.insert(name, h);
                 h
@@ -298,6 +302,16 @@ impl<'c> Hosts<'c> {
     /// The host numbered `h`.
     pub(crate) fn slot(&self, h: u32) -> &HostSlot<'c> {
         &self.slots[h as usize]
+    }
+
+    /// The run's number of the host numbered `h`, among the hosts not
+    /// named as the snapshot names them ([`Context::other_host_id`]):
+    /// asked of the run once per slot.
+    pub(crate) fn other_id(&mut self, ctx: &Context, h: u32) -> u32 {
+        let slot = &mut self.slots[h as usize];
+        *slot
+            .other
+            .get_or_insert_with(|| ctx.other_host_id(&slot.name))
     }
 
     /// Does the snapshot describe the host numbered `h`

@@ -357,27 +357,30 @@ fn replay_kept(
     // The snapshot's hosts are gathered by number (a CDN log's chunks each
     // charge thousands of hosts), the others by name; the steps point
     // into `delayed` by chunk number.
-    let (by_id, by_name, delayed, gathered_unknown) = gathered.into_parts();
+    let (by_id, by_other, delayed, gathered_unknown) = gathered.into_parts();
     unknown_hosts.merge(gathered_unknown);
-    for (host, identities) in by_name {
-        by_host.entry(host).or_default().identities = identities;
-    }
-    // Each host's identities, into a map of the size it needs.
-    let mut by_id: Vec<((u32, u32), Activity)> = by_id.into_iter().collect();
-    by_id.par_sort_unstable_by_key(|(key, _)| *key);
-    let runs: Vec<(u32, usize)> = by_id
-        .chunk_by(|a, b| a.0.0 == b.0.0)
-        .map(|run| (run[0].0.0, run.len()))
-        .collect();
-    let mut rows = by_id.into_iter();
-    for (id, len) in runs {
-        let identities: HashMap<u32, Activity> = rows
-            .by_ref()
-            .take(len)
-            .map(|((_, identity), activity)| (identity, activity))
+    let others = ctx.other_host_names();
+    let snapshot_name = |id: u32| ctx.host_name(id).clone();
+    let other_name = |n: u32| others[n as usize].clone();
+    let numbered: [(_, &dyn Fn(u32) -> Arc<str>); 2] =
+        [(by_id, &snapshot_name), (by_other, &other_name)];
+    for (by_number, name) in numbered {
+        // Each host's identities, into a map of the size it needs.
+        let mut by_number: Vec<((u32, u32), Activity)> = by_number.into_iter().collect();
+        by_number.par_sort_unstable_by_key(|(key, _)| *key);
+        let runs: Vec<(u32, usize)> = by_number
+            .chunk_by(|a, b| a.0.0 == b.0.0)
+            .map(|run| (run[0].0.0, run.len()))
             .collect();
-        let name = ctx.host_name(id);
-        by_host.entry(name.clone()).or_default().identities = identities;
+        let mut rows = by_number.into_iter();
+        for (number, len) in runs {
+            let identities: HashMap<u32, Activity> = rows
+                .by_ref()
+                .take(len)
+                .map(|((_, identity), activity)| (identity, activity))
+                .collect();
+            by_host.entry(name(number)).or_default().identities = identities;
+        }
     }
     let names = ctx.identity_names();
     let mut by_host: Vec<(Arc<str>, HostData)> = by_host.into_iter().collect();

@@ -30,25 +30,17 @@ pub(crate) enum ChargedHost {
     /// count touched on the name's own cache line and later dropped on
     /// the reader's thread).
     Snapshot(u32),
-    /// Another host, by name.
-    Named(Arc<str>),
+    /// Another host, by its number in the run
+    /// (`Context::other_host_id`).
+    Other(u32),
 }
 
 impl Charged {
-    /// The requests of identity number `identity` on `host` (numbered
-    /// `host_id` in the snapshot, when it is named as the snapshot names
-    /// it), starting with `activity`.
-    pub(crate) fn new(
-        host: &Arc<str>,
-        host_id: Option<u32>,
-        identity: u32,
-        activity: Activity,
-    ) -> Charged {
+    /// The requests of identity number `identity` on `host`, starting
+    /// with `activity`.
+    pub(crate) fn new(host: ChargedHost, identity: u32, activity: Activity) -> Charged {
         Charged {
-            host: match host_id {
-                Some(id) => ChargedHost::Snapshot(id),
-                None => ChargedHost::Named(host.clone()),
-            },
+            host,
             identity,
             activity,
         }
@@ -313,14 +305,15 @@ impl Kept {
         self.violations.write(w);
         self.delayed.write(w);
         w.usize(self.charged.len());
+        let others = ctx.other_host_names();
         for charged in &self.charged {
             match &charged.host {
                 ChargedHost::Snapshot(id) => {
                     w.text(ctx.host_name(*id));
                     w.opt_u32(Some(*id));
                 }
-                ChargedHost::Named(host) => {
-                    w.text(host);
+                ChargedHost::Other(n) => {
+                    w.text(&others[*n as usize]);
                     w.opt_u32(None);
                 }
             }
@@ -393,9 +386,13 @@ impl Kept {
             if host_id.is_some_and(|id| id as usize >= ctx.host_count()) {
                 return Err(WireError("a host number the snapshot does not have".into()));
             }
+            let host = match host_id {
+                Some(id) => ChargedHost::Snapshot(id),
+                None => ChargedHost::Other(ctx.other_host_id(&host)),
+            };
             let identity = ctx.identity_id(&r.text()?);
             let activity = Activity::read(r, rows)?;
-            charged.push(Charged::new(&host, host_id, identity, activity));
+            charged.push(Charged::new(host, identity, activity));
         }
         let n = r.count(14)?;
         let mut fetches = Vec::with_capacity(n);

@@ -239,14 +239,51 @@ pub struct Context {
     host_names: Vec<Arc<str>>,
     /// The crawler identities met by the run, numbered as met (each chunk
     /// asks once per identity it meets).
-    identities: RwLock<Identities>,
+    identities: RwLock<Numbered>,
+    /// The hosts some crawler request was charged to that are not named
+    /// as the snapshot names them, numbered as met (each worker asks once
+    /// per host it charges): their requests are gathered by number, as
+    /// the snapshot's hosts are, not by name.
+    other_hosts: RwLock<Numbered>,
 }
 
-/// The crawler identities of a run, numbered.
+/// Names met by a run, numbered in the order met.
 #[derive(Debug, Default)]
-struct Identities {
+struct Numbered {
     ids: HashMap<Arc<str>, u32>,
     names: Vec<Arc<str>>,
+}
+
+impl Numbered {
+    /// The number of `name` in `table`, given it when it has none.
+    fn number(table: &RwLock<Numbered>, name: &Arc<str>) -> u32 {
+        use std::sync::PoisonError;
+        if let Some(&id) = table
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .ids
+            .get(name)
+        {
+            return id;
+        }
+        let mut table = table.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(&id) = table.ids.get(name) {
+            return id;
+        }
+        let id = u32::try_from(table.names.len()).expect("fewer than 2^32 names");
+        table.names.push(name.clone());
+        table.ids.insert(name.clone(), id);
+        id
+    }
+
+    /// The names of `table`, by number.
+    fn names(table: &RwLock<Numbered>) -> Vec<Arc<str>> {
+        table
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .names
+            .clone()
+    }
 }
 
 impl Context {
@@ -313,6 +350,7 @@ impl Context {
             host_rules,
             host_names,
             identities: RwLock::default(),
+            other_hosts: RwLock::default(),
         }
     }
 
@@ -323,37 +361,24 @@ impl Context {
 
     /// The run's number of the crawler identity `name`.
     fn identity_id(&self, name: &Arc<str>) -> u32 {
-        use std::sync::PoisonError;
-        if let Some(&id) = self
-            .identities
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .ids
-            .get(name)
-        {
-            return id;
-        }
-        let mut table = self
-            .identities
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(&id) = table.ids.get(name) {
-            return id;
-        }
-        let id = u32::try_from(table.names.len()).expect("fewer than 2^32 identities");
-        table.names.push(name.clone());
-        table.ids.insert(name.clone(), id);
-        id
+        Numbered::number(&self.identities, name)
     }
 
     /// The crawler identities numbered so far, by number
     /// ([`Charged::identity`]).
     pub(crate) fn identity_names(&self) -> Vec<Arc<str>> {
-        self.identities
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .names
-            .clone()
+        Numbered::names(&self.identities)
+    }
+
+    /// The run's number of `host`, a host not named as the snapshot names
+    /// it ([`kept::ChargedHost::Other`]).
+    pub(crate) fn other_host_id(&self, host: &Arc<str>) -> u32 {
+        Numbered::number(&self.other_hosts, host)
+    }
+
+    /// The hosts [`Context::other_host_id`] numbered so far, by number.
+    pub(crate) fn other_host_names(&self) -> Vec<Arc<str>> {
+        Numbered::names(&self.other_hosts)
     }
 
     /// How many hosts the snapshot describes (the lookups' bounds grow
@@ -952,6 +977,10 @@ impl<'c> Collector<'c> {
             }
         };
         let id = self.identity(m, outside_ranges);
+        let charged_host = match self.hosts.slot(h).id {
+            Some(number) => kept::ChargedHost::Snapshot(number),
+            None => kept::ChargedHost::Other(self.hosts.other_id(ctx, h)),
+        };
         let Collector {
             met,
             hosts,
@@ -1035,8 +1064,7 @@ impl<'c> Collector<'c> {
             None => {
                 let steps = judged.may_delay;
                 let i = kept.charge(Charged::new(
-                    &slot.name,
-                    slot.id,
+                    charged_host,
                     identity_run_ids[id as usize],
                     Activity::new(&seen, steps),
                 ));
