@@ -354,9 +354,9 @@ fn replay_kept(
         }
         user_triggered.merge(kept.take_user_triggered());
     }
-    // The snapshot's hosts are gathered by number (a CDN log's chunks each
-    // charge thousands of hosts), the others by name; the steps point
-    // into `delayed` by chunk number.
+    // Hosts are gathered by number (a CDN log's chunks each charge
+    // thousands of hosts): the snapshot's, and the others the run
+    // numbered; the steps point into `delayed` by chunk number.
     let (by_id, by_other, delayed, gathered_unknown) = gathered.into_parts();
     unknown_hosts.merge(gathered_unknown);
     let others = ctx.other_host_names();

@@ -282,7 +282,8 @@ impl Kept {
 impl Kept {
     /// Writes everything the ordered stage takes of the chunk; `names`:
     /// the run's identity names by number ([`super::Context::identity_names`]);
-    /// `ctx` names the snapshot's hosts.
+    /// `ctx` names the hosts charged (the snapshot's, and the run's
+    /// others).
     pub(crate) fn write(&self, w: &mut Writer<'_>, names: &[Arc<str>], ctx: &super::Context) {
         debug_assert!(
             !self.activities_taken,
@@ -305,21 +306,22 @@ impl Kept {
         self.violations.write(w);
         self.delayed.write(w);
         w.usize(self.charged.len());
-        let others = ctx.other_host_names();
-        for charged in &self.charged {
-            match &charged.host {
-                ChargedHost::Snapshot(id) => {
-                    w.text(ctx.host_name(*id));
-                    w.opt_u32(Some(*id));
+        ctx.with_other_host_names(|others| {
+            for charged in &self.charged {
+                match &charged.host {
+                    ChargedHost::Snapshot(id) => {
+                        w.text(ctx.host_name(*id));
+                        w.opt_u32(Some(*id));
+                    }
+                    ChargedHost::Other(n) => {
+                        w.text(&others[*n as usize]);
+                        w.opt_u32(None);
+                    }
                 }
-                ChargedHost::Other(n) => {
-                    w.text(&others[*n as usize]);
-                    w.opt_u32(None);
-                }
+                w.text(&names[charged.identity as usize]);
+                charged.activity.write(w);
             }
-            w.text(&names[charged.identity as usize]);
-            charged.activity.write(w);
-        }
+        });
         w.usize(self.fetches.len());
         for (host, fetch) in &self.fetches {
             w.text(host);

@@ -381,6 +381,17 @@ impl Context {
         Numbered::names(&self.other_hosts)
     }
 
+    /// Calls `f` with the hosts [`Context::other_host_id`] numbered so
+    /// far, by number, without copying the list (`f` must not number a
+    /// host: the list is locked while it runs).
+    pub(crate) fn with_other_host_names<R>(&self, f: impl FnOnce(&[Arc<str>]) -> R) -> R {
+        f(&self
+            .other_hosts
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .names)
+    }
+
     /// How many hosts the snapshot describes (the lookups' bounds grow
     /// with it).
     pub(crate) fn host_count(&self) -> usize {
