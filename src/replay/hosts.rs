@@ -167,6 +167,41 @@ pub(crate) struct HostSlot<'c> {
     other: Option<u32>,
 }
 
+/// Values a chunk keeps by the worker's host numbers, with the names of
+/// the hosts that have one: read per request by number (no hashing of a
+/// name), handed on by name ([`ByHostNumber::drain`]) when the chunk is
+/// done or the host table is emptied (its numbers are then void).
+#[derive(Debug, Default)]
+pub(crate) struct ByHostNumber<T> {
+    values: Vec<T>,
+    /// The hosts whose value is not the default, with their names.
+    met: Vec<(u32, Arc<str>)>,
+}
+
+impl<T: Default + PartialEq> ByHostNumber<T> {
+    /// The value of the host numbered `h`, named `name` (asked only when
+    /// the value is the default). The caller changes it from the default,
+    /// so that the host is listed once.
+    pub(crate) fn entry(&mut self, h: u32, name: impl FnOnce() -> Arc<str>) -> &mut T {
+        let i = h as usize;
+        if i >= self.values.len() {
+            self.values.resize_with(i + 1, T::default);
+        }
+        if self.values[i] == T::default() {
+            self.met.push((h, name()));
+        }
+        &mut self.values[i]
+    }
+
+    /// The hosts' names and values, each value reset to the default.
+    pub(crate) fn drain(&mut self) -> impl Iterator<Item = (Arc<str>, T)> + '_ {
+        let values = &mut self.values;
+        self.met
+            .drain(..)
+            .map(|(h, name)| (name, std::mem::take(&mut values[h as usize])))
+    }
+}
+
 /// Host values to hosts, numbered as met. Bounded: when it holds its
 /// limit of values it is emptied, and the numbers it gave are void
 /// ([`Hosts::get`] says so).
@@ -359,6 +394,24 @@ mod tests {
         assert_ne!(short_key(b"a"), short_key(b"a\0"));
         assert_ne!(short_key(b""), short_key(b"\0"));
         assert_eq!(short_key(b"shop.example"), short_key(b"shop.example"));
+    }
+
+    /// Values by host number list each host once, are handed on by name,
+    /// and start again from the default once drained.
+    #[test]
+    fn values_by_host_number_list_each_host_once() {
+        let mut counts = ByHostNumber::<u64>::default();
+        let name = |s: &str| -> Arc<str> { s.into() };
+        *counts.entry(3, || name("c.example")) += 1;
+        *counts.entry(0, || name("a.example")) += 1;
+        *counts.entry(3, || unreachable!("listed already")) += 1;
+        let drained: Vec<(Arc<str>, u64)> = counts.drain().collect();
+        assert_eq!(drained, [(name("c.example"), 2), (name("a.example"), 1)]);
+        assert_eq!(counts.drain().count(), 0);
+        // Number 3 names another host now (the table was emptied).
+        *counts.entry(3, || name("d.example")) += 5;
+        let drained: Vec<(Arc<str>, u64)> = counts.drain().collect();
+        assert_eq!(drained, [(name("d.example"), 5)]);
     }
 
     /// The open-addressing table answers as a map does, through its

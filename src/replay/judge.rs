@@ -359,7 +359,7 @@ fn replay_kept(
     // numbered; the steps point into `delayed` by chunk number.
     let (by_id, by_other, delayed, gathered_unknown) = gathered.into_parts();
     unknown_hosts.merge(gathered_unknown);
-    let others = ctx.other_host_names();
+    let others = ctx.with_other_host_names(<[Arc<str>]>::to_vec);
     let snapshot_name = |id: u32| ctx.host_name(id).clone();
     let other_name = |n: u32| others[n as usize].clone();
     let numbered: [(_, &dyn Fn(u32) -> Arc<str>); 2] =

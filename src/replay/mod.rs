@@ -376,11 +376,6 @@ impl Context {
         Numbered::number(&self.other_hosts, host)
     }
 
-    /// The hosts [`Context::other_host_id`] numbered so far, by number.
-    pub(crate) fn other_host_names(&self) -> Vec<Arc<str>> {
-        Numbered::names(&self.other_hosts)
-    }
-
     /// Calls `f` with the hosts [`Context::other_host_id`] numbered so
     /// far, by number, without copying the list (`f` must not number a
     /// host: the list is locked while it runs).
@@ -748,20 +743,16 @@ pub struct Collector<'c> {
     lookups: Option<&'c disallow::Lookups<'c>>,
     /// (host, identity) to its entry of `charged`.
     charged_ids: HashMap<(u32, u32), usize>,
-    /// With `--state`, by host number, the last referred visit's time,
-    /// and the hosts that have one (with their names: the numbers are
-    /// void once the host table is emptied). Handed to `kept` when the
-    /// chunk is done or the numbers go void ([`Collector::flush_hosts`]).
-    referred_until: Vec<Option<i64>>,
-    referred_hosts: Vec<(u32, Arc<str>)>,
+    /// With `--state`, by host number, the last referred visit's time.
+    /// Handed to `kept` when the chunk is done or the numbers go void
+    /// ([`Collector::flush_hosts`]).
+    referred_until: hosts::ByHostNumber<Option<i64>>,
     /// By host number, the requests for a host the snapshot does not
-    /// describe, and the hosts that have some (with their names), handed
-    /// to `kept` as `referred_until` is: counted by number, not looked up
-    /// by name per request (a CDN log's thousands of hosts, when the
-    /// snapshot describes none of them, made that lookup a fifth of the
-    /// run).
-    unknown_counts: Vec<u64>,
-    unknown_met: Vec<(u32, Arc<str>)>,
+    /// describe, handed to `kept` as `referred_until` is: counted by
+    /// number, not looked up by name per request (a CDN log's thousands
+    /// of hosts, when the snapshot describes none of them, made that
+    /// lookup a fifth of the run).
+    unknown_counts: hosts::ByHostNumber<u64>,
     /// What the chunk keeps for the ordered stage: its counts, Disallow
     /// violations, delayed requests' rows, per (host, identity) requests,
     /// engine crawlers' fetches and referred visits.
@@ -786,10 +777,8 @@ impl<'c> Collector<'c> {
             rules: disallow::Rules::new(ctx),
             lookups: None,
             charged_ids: HashMap::new(),
-            referred_until: Vec::new(),
-            referred_hosts: Vec::new(),
-            unknown_counts: Vec::new(),
-            unknown_met: Vec::new(),
+            referred_until: hosts::ByHostNumber::default(),
+            unknown_counts: hosts::ByHostNumber::default(),
             kept: Kept::default(),
         }
     }
@@ -820,13 +809,12 @@ impl<'c> Collector<'c> {
     /// last referred visits, and the requests for hosts the snapshot does
     /// not describe.
     pub(crate) fn flush_hosts(&mut self) {
-        for (h, name) in self.referred_hosts.drain(..) {
-            if let Some(t) = self.referred_until[h as usize].take() {
+        for (name, until) in self.referred_until.drain() {
+            if let Some(t) = until {
                 self.kept.refer_until(name, t);
             }
         }
-        for (h, name) in self.unknown_met.drain(..) {
-            let n = std::mem::take(&mut self.unknown_counts[h as usize]);
+        for (name, n) in self.unknown_counts.drain() {
             self.kept.unknown_hosts_mut().add(&name, n);
         }
     }
@@ -1162,14 +1150,7 @@ impl<'c> Collector<'c> {
         let slot = self.hosts.slot(h);
         if self.ctx.state.is_some() {
             // By the host's number: no hashing per visit.
-            let i = h as usize;
-            if i >= self.referred_until.len() {
-                self.referred_until.resize(i + 1, None);
-            }
-            let until = &mut self.referred_until[i];
-            if until.is_none() {
-                self.referred_hosts.push((h, slot.name.clone()));
-            }
+            let until = self.referred_until.entry(h, || slot.name.clone());
             *until = (*until).max(Some(t));
         }
         // A host without rules for any page has no page a referral could
@@ -1248,14 +1229,8 @@ impl Sink for Collector<'_> {
             return;
         };
         if !self.hosts.described(h) {
-            let i = h as usize;
-            if i >= self.unknown_counts.len() {
-                self.unknown_counts.resize(i + 1, 0);
-            }
-            if self.unknown_counts[i] == 0 {
-                self.unknown_met.push((h, self.hosts.slot(h).name.clone()));
-            }
-            self.unknown_counts[i] += 1;
+            let hosts = &self.hosts;
+            *self.unknown_counts.entry(h, || hosts.slot(h).name.clone()) += 1;
         }
         match self.identify(request.user_agent()) {
             Some((m, _)) if self.is_self(m, request, h) => {
