@@ -9,9 +9,11 @@
 # Per case, two nights, each timed against the run without --state, the two
 # commands alternated (A B A B ...), RUNS pairs after a warm-up pair:
 #   first night:  no state file yet (the run writes one);
-#   second night: the same log again from the first night's state, copied
-#                 in before each run (a state a rerun of its own night wrote
-#                 holds that night twice, and grows with every rerun).
+#   second night: the next day's log (the first night's, its dates one day
+#                 later: `<case>.next.log`, made once), from the first
+#                 night's state, copied in before each run. Its state then
+#                 holds two nights of fetches, as a nightly job's does (a
+#                 rerun of the first night would hold its fetches once).
 # Prints per night the medians of wall and CPU seconds and of the pairs'
 # ratios, and the peak RSS.
 #
@@ -39,17 +41,27 @@ for case in "${CASES[@]}"; do
     vhost-10000-256M)
       BENCH_DIR=$DIR HOSTS=10000 SETUP_ONLY=1 benches/e2e_logs.sh 256M 1
       LOG=$DIR/vhost-10000-256M-1.log
+      NEXT=$DIR/vhost-10000-256M-1.next.log
       SNAP=(--snapshot "$DIR/snapshot-10000")
+      if [ ! -s "$NEXT" ]; then
+        echo "generating $NEXT"
+        # The generator's log lies within 01/Nov/2026.
+        sed 's#\[01/Nov/2026:#[02/Nov/2026:#' "$LOG" > "$NEXT.tmp"
+        mv "$NEXT.tmp" "$NEXT"
+      fi
       ;;
     hosts-*)
       n=${case#hosts-}
       LOG=$DIR/$case.log
+      NEXT=$DIR/$case.next.log
       SNAP=()
-      if [ ! -s "$LOG" ]; then
-        echo "generating $LOG"
-        python3 - "$n" > "$LOG.tmp" <<'PY'
+      for day in 10 11; do
+        [ "$day" = 10 ] && F=$LOG || F=$NEXT
+        [ -s "$F" ] && continue
+        echo "generating $F"
+        python3 - "$n" "$day" > "$F.tmp" <<'PY'
 import sys
-n = int(sys.argv[1])
+n, day = int(sys.argv[1]), int(sys.argv[2])
 agents = [
     "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
     "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
@@ -61,12 +73,12 @@ for i in range(n):
         s = (i * 2 + j) * 86400 // (2 * n)
         out.write(
             f'h{i}.example:443 66.249.66.{(i + j) % 250 + 1} - - '
-            f'[10/Nov/2026:{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d} +0000] '
+            f'[{day}/Nov/2026:{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d} +0000] '
             f'"GET /page/{j} HTTP/1.1" 200 512 "-" "{agents[(i + j) % 3]}"\n'
         )
 PY
-        mv "$LOG.tmp" "$LOG"
-      fi
+        mv "$F.tmp" "$F"
+      done
       ;;
     *) echo "unknown case $case" >&2; exit 2 ;;
   esac
@@ -74,10 +86,11 @@ PY
   # The first night's state, from no state.
   "$BIN" audit "$LOG" "${SNAP[@]}" --out "$WORK/out" --state "$WORK/first.state" --quiet > /dev/null 2>&1
   echo "== $case: $(wc -l < "$LOG") lines, first night's state $(stat -c %s "$WORK/first.state") bytes"
-  python3 - "$RUNS" "$WORK" "$BIN" "$LOG" "${SNAP[@]}" <<'PY'
+  python3 - "$RUNS" "$WORK" "$BIN" "$LOG" "$NEXT" "${SNAP[@]}" <<'PY'
 import os, resource, shutil, statistics, subprocess, sys, time
-runs, work, bin_, log, snap = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-def audit(*extra):
+runs, work, bin_, first_log, next_log = int(sys.argv[1]), *sys.argv[2:6]
+snap = sys.argv[6:]
+def audit(log, *extra):
     out = os.path.join(work, "out")
     return [bin_, "audit", log, *snap, "--out", out, "--quiet", *extra]
 def timed(cmd, before=None):
@@ -97,9 +110,12 @@ def fresh():
         os.remove(state)
 def copy_first():
     shutil.copyfile(first_state, state)
-plain = audit()
-for night, before in (("first night", fresh), ("second night", copy_first)):
-    with_state = audit("--state", state)
+for night, log, before in (
+    ("first night", first_log, fresh),
+    ("second night (the next day)", next_log, copy_first),
+):
+    plain = audit(log)
+    with_state = audit(log, "--state", state)
     a, b = [], []
     for i in range(runs + 1):
         x = timed(with_state, before)

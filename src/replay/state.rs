@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 /// A 2xx fetch of a page by an engine's crawler (not an impersonator).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Fetch {
     /// When, UTC nanoseconds.
     pub time: i64,
@@ -170,7 +170,8 @@ impl HostState {
     /// (each URL's in time order): a referral uses the latest fetch at or
     /// before its time minus the index grace, so of each crawler and URL's
     /// fetches at or before `now - grace` only the latest can matter, and
-    /// every later one can.
+    /// every later one can; a fetch held twice is kept once
+    /// ([`held_again`]).
     pub(crate) fn prune(&mut self, now: i64, grace: i64) {
         let cutoff = now.saturating_sub(grace);
         // Each crawler and URL's fetches put in time order; which to keep
@@ -189,6 +190,16 @@ impl HostState {
             if old > 1 {
                 keep.get_or_insert_with(|| vec![true; len])[start..start + old - 1].fill(false);
             }
+            // The kept fetches of each time, each held once.
+            let mut i = old.saturating_sub(1);
+            while i < n {
+                let time = group[i].fetch.time;
+                let run = group[i..].partition_point(|r| r.fetch.time == time);
+                for j in held_again(&group[i..i + run]) {
+                    keep.get_or_insert_with(|| vec![true; len])[start + i + j] = false;
+                }
+                i += run;
+            }
             start += n;
         }
         if let Some(keep) = keep {
@@ -199,6 +210,28 @@ impl HostState {
             });
         }
     }
+}
+
+/// The rows of `run` (one crawler and URL's fetches of one time, in the
+/// order added) that an identical row follows: a fetch held twice (a night
+/// audited again from the state its first run wrote, or logs that
+/// overlap) is kept once, as its last copy, so that the last of a time
+/// (`noindex`'s choice among equals) stays the same row.
+fn held_again(run: &[FetchRow]) -> Vec<usize> {
+    // A few rows (nearly always one) are compared pairwise; a crawler's
+    // burst of one URL within one timestamp, by a set.
+    if run.len() <= 16 {
+        return (0..run.len())
+            .filter(|&i| run[i + 1..].iter().any(|later| later.fetch == run[i].fetch))
+            .collect();
+    }
+    let mut seen = foldhash::HashSet::default();
+    let mut again: Vec<usize> = (0..run.len())
+        .rev()
+        .filter(|&i| !seen.insert(&run[i].fetch))
+        .collect();
+    again.reverse();
+    again
 }
 
 /// The carried-over state of one or more runs.
@@ -473,6 +506,68 @@ mod tests {
             .map(|r| &*r.fetch.client)
             .collect();
         assert_eq!(clients, ["first", "second"]);
+    }
+
+    /// A night audited again from the state its first run wrote held each
+    /// of its fetches twice, and a third run three times: identical
+    /// fetches are now held once, whether they are old (only the latest
+    /// kept) or within the grace. Fetches of one time that differ are all
+    /// kept, in their order, and of identical ones the last copy stays, so
+    /// that the last of a time (what `noindex` picks) is the same row.
+    #[test]
+    fn a_fetch_held_twice_is_kept_once() {
+        let night = |h: &mut HostState| {
+            let mut a = row("Googlebot", "/", 30);
+            a.fetch.client = "a".into();
+            let mut b = row("Googlebot", "/", 30);
+            b.fetch.client = "b".into();
+            h.extend_fetches([row("Googlebot", "/", 5), row("Googlebot", "/", 25), a, b]);
+        };
+        let mut h = HostState::default();
+        night(&mut h);
+        h.prune(40, 20);
+        let once = h.clone();
+        assert_eq!(once.fetches().len(), 4);
+        for _ in 0..2 {
+            night(&mut h);
+            h.prune(40, 20);
+            assert_eq!(h, once, "a rerun of the night changes nothing");
+        }
+        // Of a then b then a again (one time), b then a stay: a's last
+        // copy, after b, as the last of equals was before.
+        let mut a = row("Googlebot", "/x", 30);
+        a.fetch.client = "a".into();
+        let mut b = a.clone();
+        b.fetch.client = "b".into();
+        let mut h = HostState::default();
+        h.extend_fetches([a.clone(), b, a]);
+        h.prune(40, 20);
+        let clients: Vec<&str> = h
+            .fetches_of("Googlebot", "/x")
+            .iter()
+            .map(|r| &*r.fetch.client)
+            .collect();
+        assert_eq!(clients, ["b", "a"]);
+    }
+
+    /// A burst of one URL within one timestamp (more rows than are compared
+    /// pairwise) is held once per distinct fetch, as a few rows are.
+    #[test]
+    fn a_burst_of_one_time_is_held_once_per_distinct_fetch() {
+        let mut h = HostState::default();
+        let rows: Vec<FetchRow> = (0..300)
+            .map(|i| {
+                let mut r = row("Googlebot", "/", 30);
+                r.fetch.client = format!("10.0.0.{}", i % 7).into();
+                r
+            })
+            .collect();
+        h.extend_fetches(rows);
+        h.prune(40, 20);
+        let clients: Vec<&str> = h.fetches().iter().map(|r| &*r.fetch.client).collect();
+        // The last copy of each: clients 6, 0, 1, ..., 5 (rows 293 to 299).
+        let expected: Vec<String> = (293..300).map(|i| format!("10.0.0.{}", i % 7)).collect();
+        assert_eq!(clients, expected);
     }
 
     /// Issue 14: a night of many hosts with `--state` replaced each host's
