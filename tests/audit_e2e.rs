@@ -137,6 +137,49 @@ fn two_runs_write_the_same_bytes() {
     );
 }
 
+/// The demo is unpacked into a temporary directory for the run. The run's
+/// prepared state is never dropped (freeing it would only cost time), and
+/// the directory went with it: every demo run, the README's first command,
+/// left one behind in the temporary directory, whether it succeeded,
+/// matched `--fail-on` or failed after the unpacking.
+#[test]
+fn the_demo_leaves_no_temporary_files() {
+    let dir = temp("demo-tmp");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = dir.join("reports");
+    let runs: [&[&str]; 3] = [
+        &["--quiet"],
+        &["--quiet", "--fail-on", "any"],
+        // Fails at its end, the report written: the state file cannot be.
+        &["--quiet", "--state", "/proc/crawlaudit-no-such-dir/state"],
+    ];
+    for (args, code) in runs.into_iter().zip([0, 3, 2]) {
+        let run = Command::new(env!("CARGO_BIN_EXE_crawlaudit"))
+            .arg("audit")
+            .args(["--out", out.to_str().unwrap()])
+            .args(args)
+            .env("TMPDIR", &tmp)
+            .output()
+            .unwrap();
+        assert_eq!(
+            run.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let left: Vec<_> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(
+            left.is_empty(),
+            "{args:?} left {left:?} in {}",
+            tmp.display()
+        );
+    }
+}
+
 fn demo_args(out: &Path) -> Vec<String> {
     vec![
         format!("{ROOT}/fixtures/demo/access.log"),

@@ -84,6 +84,7 @@ proptest! {
         prop_assert_eq!(&read(&gzpath, chunk), &sequential);
         std::fs::remove_file(&plain).unwrap();
         std::fs::remove_file(&gzpath).unwrap();
+        std::fs::remove_dir(&dir).unwrap();
     }
 
     #[test]

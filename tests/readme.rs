@@ -74,6 +74,9 @@ fn readme_examples_are_true() {
             expected,
             "{command}"
         );
+        if words[4] == "audit" {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
         checked += 1;
     }
     assert!(checked >= 3, "README examples checked: {checked}");

@@ -506,7 +506,10 @@ pub(crate) fn is_uri(arg: &str) -> bool {
 /// Runs `audit`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let prepared = prepare(args, true, None)?;
+    let mut prepared = prepare(args, true, None)?;
+    // The demo's temporary files are removed however the run ends: they
+    // are owned here, not by `prepared`, which is never dropped.
+    let _demo_files = prepared.demo.as_mut().and_then(Demo::take_files);
     // Never dropped: the process ends after the run, and freeing a CDN's
     // thousands of parsed robots.txt files one by one would only cost time.
     let prepared = std::mem::ManuallyDrop::new(prepared);

@@ -46,11 +46,14 @@ const FILES: &[(&str, &[u8])] = &[
     ),
 ];
 
-/// The demo written out to a temporary directory, removed when dropped.
+/// The demo written out to a temporary directory, removed when dropped
+/// (or when the owner of [`Demo::take_files`] drops them).
 pub struct Demo {
+    /// Where the files are.
+    root: PathBuf,
     /// Created exclusively, with an unpredictable name (no one can plant
-    /// links in it), and removed when dropped.
-    dir: tempfile::TempDir,
+    /// links in it), and removed when dropped; `None` once taken.
+    dir: Option<tempfile::TempDir>,
 }
 
 impl Demo {
@@ -69,22 +72,32 @@ impl Demo {
             std::fs::write(&target, bytes)
                 .with_context(|| format!("cannot write {}", target.display()))?;
         }
-        Ok(Demo { dir })
+        Ok(Demo {
+            root: dir.path().to_path_buf(),
+            dir: Some(dir),
+        })
+    }
+
+    /// The temporary directory itself, removed when the returned value is
+    /// dropped, whatever becomes of the `Demo` (one that is never dropped,
+    /// as the audit's prepared run is not, still has its files removed).
+    pub fn take_files(&mut self) -> Option<tempfile::TempDir> {
+        self.dir.take()
     }
 
     /// The demo's access log.
     pub fn log(&self) -> PathBuf {
-        self.dir.path().join("access.log")
+        self.root.join("access.log")
     }
 
     /// The demo's snapshot directory.
     pub fn snapshot(&self) -> PathBuf {
-        self.dir.path().join("snapshot")
+        self.root.join("snapshot")
     }
 
     /// The demo's IP range files.
     pub fn ip_ranges(&self) -> PathBuf {
-        self.dir.path().join("ip-ranges")
+        self.root.join("ip-ranges")
     }
 }
 

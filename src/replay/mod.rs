@@ -26,7 +26,8 @@
 //! let dir = std::env::temp_dir().join(format!("crawlaudit-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(dir.join("shop.example")).unwrap();
 //! std::fs::write(dir.join("shop.example/robots.txt"), "User-agent: *\nDisallow: /cart/\n").unwrap();
-//! let ctx = Context::new(Snapshot::load(&[dir]).unwrap(), Catalogue::builtin(), IpRanges::default(), Settings::default());
+//! let ctx = Context::new(Snapshot::load(&[dir.clone()]).unwrap(), Catalogue::builtin(), IpRanges::default(), Settings::default());
+//! std::fs::remove_dir_all(&dir).unwrap();
 //! let format = Format::Combined.compile().unwrap();
 //! let mut collector = Collector::new(&ctx);
 //! let line = br#"192.0.2.7 - - [01/Nov/2026:10:00:00 +0000] "GET /cart/1 HTTP/1.1" 200 5 "-" "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)""#;
