@@ -458,6 +458,17 @@ mod tests {
             .collect()
     }
 
+    /// A fetch from the address `client`.
+    fn row_from(crawler: &str, url: &str, time: i64, client: &str) -> FetchRow {
+        let mut r = row(crawler, url, time);
+        r.fetch.client = client.into();
+        r
+    }
+
+    fn clients(rows: &[FetchRow]) -> Vec<&str> {
+        rows.iter().map(|r| &*r.fetch.client).collect()
+    }
+
     #[test]
     fn pruning_keeps_what_a_later_referral_can_use() {
         let mut h = HostState::default();
@@ -493,19 +504,12 @@ mod tests {
     #[test]
     fn fetches_of_one_time_keep_their_order() {
         let mut h = HostState::default();
-        let mut a = row("Googlebot", "/", 7);
-        a.fetch.client = "first".into();
-        let mut b = row("Googlebot", "/", 7);
-        b.fetch.client = "second".into();
+        let a = row_from("Googlebot", "/", 7, "first");
+        let b = row_from("Googlebot", "/", 7, "second");
         h.extend_fetches([row("Googlebot", "/z", 1), a]);
         h.extend_fetches([b, row("Applebot", "/", 9)]);
         h.prune(0, 0);
-        let clients: Vec<&str> = h
-            .fetches_of("Googlebot", "/")
-            .iter()
-            .map(|r| &*r.fetch.client)
-            .collect();
-        assert_eq!(clients, ["first", "second"]);
+        assert_eq!(clients(h.fetches_of("Googlebot", "/")), ["first", "second"]);
     }
 
     /// A night audited again from the state its first run wrote held each
@@ -517,11 +521,12 @@ mod tests {
     #[test]
     fn a_fetch_held_twice_is_kept_once() {
         let night = |h: &mut HostState| {
-            let mut a = row("Googlebot", "/", 30);
-            a.fetch.client = "a".into();
-            let mut b = row("Googlebot", "/", 30);
-            b.fetch.client = "b".into();
-            h.extend_fetches([row("Googlebot", "/", 5), row("Googlebot", "/", 25), a, b]);
+            h.extend_fetches([
+                row("Googlebot", "/", 5),
+                row("Googlebot", "/", 25),
+                row_from("Googlebot", "/", 30, "a"),
+                row_from("Googlebot", "/", 30, "b"),
+            ]);
         };
         let mut h = HostState::default();
         night(&mut h);
@@ -535,19 +540,12 @@ mod tests {
         }
         // Of a then b then a again (one time), b then a stay: a's last
         // copy, after b, as the last of equals was before.
-        let mut a = row("Googlebot", "/x", 30);
-        a.fetch.client = "a".into();
-        let mut b = a.clone();
-        b.fetch.client = "b".into();
+        let a = row_from("Googlebot", "/x", 30, "a");
+        let b = row_from("Googlebot", "/x", 30, "b");
         let mut h = HostState::default();
         h.extend_fetches([a.clone(), b, a]);
         h.prune(40, 20);
-        let clients: Vec<&str> = h
-            .fetches_of("Googlebot", "/x")
-            .iter()
-            .map(|r| &*r.fetch.client)
-            .collect();
-        assert_eq!(clients, ["b", "a"]);
+        assert_eq!(clients(h.fetches_of("Googlebot", "/x")), ["b", "a"]);
     }
 
     /// A burst of one URL within one timestamp (more rows than are compared
@@ -555,19 +553,13 @@ mod tests {
     #[test]
     fn a_burst_of_one_time_is_held_once_per_distinct_fetch() {
         let mut h = HostState::default();
-        let rows: Vec<FetchRow> = (0..300)
-            .map(|i| {
-                let mut r = row("Googlebot", "/", 30);
-                r.fetch.client = format!("10.0.0.{}", i % 7).into();
-                r
-            })
-            .collect();
-        h.extend_fetches(rows);
+        h.extend_fetches(
+            (0..300).map(|i| row_from("Googlebot", "/", 30, &format!("10.0.0.{}", i % 7))),
+        );
         h.prune(40, 20);
-        let clients: Vec<&str> = h.fetches().iter().map(|r| &*r.fetch.client).collect();
         // The last copy of each: clients 6, 0, 1, ..., 5 (rows 293 to 299).
         let expected: Vec<String> = (293..300).map(|i| format!("10.0.0.{}", i % 7)).collect();
-        assert_eq!(clients, expected);
+        assert_eq!(clients(h.fetches()), expected);
     }
 
     /// Issue 14: a night of many hosts with `--state` replaced each host's
