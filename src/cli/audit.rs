@@ -452,8 +452,13 @@ pub(crate) fn prepare(
             // stops the run once they are ([`Prepared::state_failure`]).
             let file = crawlaudit::report::open_state(path)?;
             let reading = std::thread::spawn(move || {
-                // Only where a core would otherwise be idle (the ordered
-                // stage's serial gathering): the logs' reading keeps both.
+                // At the lowest priority, on what the logs' reading leaves
+                // of the cores. It is done during the reading (50,000
+                // hosts: 85–140 ms after the process starts, the reading
+                // at about 160 ms), which it slows by about 20 ms; started
+                // when the reading ends, it slowed the ordered stage's
+                // gathering by as much (BENCHMARKS.md, issue 14's
+                // thirty-eighth step).
                 at_idle_priority();
                 file.into_state()
             });
