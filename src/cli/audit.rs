@@ -455,7 +455,7 @@ pub(crate) fn prepare(
                 // At the lowest priority, on what the logs' reading leaves
                 // of the cores. It is done during the reading (50,000
                 // hosts: 85–140 ms after the process starts, the reading
-                // at about 160 ms), which it slows by about 20 ms; started
+                // at about 160 ms), which it slows by 10–20 ms; started
                 // when the reading ends, it slowed the ordered stage's
                 // gathering by as much (BENCHMARKS.md, issue 14's
                 // thirty-eighth step).
