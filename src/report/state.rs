@@ -232,23 +232,43 @@ fn state_of(columns: Columns) -> Result<State, String> {
     };
     // The previous row's host cell: the same copy, the same part.
     let mut last_host: Option<&str> = None;
-    let rows = kind
-        .iter()
-        .zip(host.iter())
-        .zip(crawler.iter())
-        .zip(url.iter())
-        .zip(client.iter())
-        .zip(method.iter())
-        .zip(time.iter())
-        .zip(resolution.iter())
-        .zip(robots.iter())
-        .zip(status.iter())
-        .zip(verified.iter());
-    for (i, row) in rows.enumerate() {
-        let (
-            (((((((((kind, host), crawler), url), client), method), time), res), robots), status),
-            verified,
-        ) = row;
+    // Each column as one array, read by row number: a cell is read only
+    // for the rows of the kind that has it.
+    let (kind, host, crawler, url, client, method) = (
+        kind.rechunk(),
+        host.rechunk(),
+        crawler.rechunk(),
+        url.rechunk(),
+        client.rechunk(),
+        method.rechunk(),
+    );
+    let (time, resolution, robots, status, verified) = (
+        time.rechunk(),
+        resolution.rechunk(),
+        robots.rechunk(),
+        status.rechunk(),
+        verified.rechunk(),
+    );
+    let rows = kind.len();
+    if rows == 0 {
+        return Ok(State::default());
+    }
+    let (kind, host, crawler, url, client, method) = (
+        kind.downcast_as_array(),
+        host.downcast_as_array(),
+        crawler.downcast_as_array(),
+        url.downcast_as_array(),
+        client.downcast_as_array(),
+        method.downcast_as_array(),
+    );
+    let (time, resolution, robots, status, verified) = (
+        time.downcast_as_array(),
+        resolution.downcast_as_array(),
+        robots.downcast_as_array(),
+        status.downcast_as_array(),
+        verified.downcast_as_array(),
+    );
+    for i in 0..rows {
         let row = i + 1;
         let instant = |v: Option<i64>, name: &str| -> Result<Option<i64>, String> {
             match v {
@@ -257,8 +277,11 @@ fn state_of(columns: Columns) -> Result<State, String> {
                 other => Ok(other),
             }
         };
-        let (host, crawler) = (need(host, row, "host")?, need(crawler, row, "crawler")?);
-        let t = instant(time, "time")?.ok_or_else(|| format!("row {row} has no time"))?;
+        let (host, crawler) = (
+            need(host.get(i), row, "host")?,
+            need(crawler.get(i), row, "crawler")?,
+        );
+        let t = instant(time.get(i), "time")?.ok_or_else(|| format!("row {row} has no time"))?;
         let same_cell = last_host.is_some_and(|h| std::ptr::eq(h, host));
         last_host = Some(host);
         if !same_cell && current.is_none_or(|part| *part.of(&mut parts, &mut extra).0 != *host) {
@@ -286,9 +309,10 @@ fn state_of(columns: Columns) -> Result<State, String> {
             .expect("a part for this host")
             .of(&mut parts, &mut extra)
             .1;
-        match kind {
+        match kind.get(i) {
             Some("last") => {
-                let resolution = res
+                let resolution = resolution
+                    .get(i)
                     .filter(|r| (1..=MAX_RESOLUTION).contains(r))
                     .ok_or_else(|| {
                         format!("row {row}: the resolution is missing or not from 1 ns to a day")
@@ -296,24 +320,25 @@ fn state_of(columns: Columns) -> Result<State, String> {
                 let last = LastRequest {
                     time: t,
                     resolution,
-                    robots_fetch: instant(robots, "robots_fetch")?,
+                    robots_fetch: instant(robots.get(i), "robots_fetch")?,
                 };
                 entries.set_last(shared(&mut last_identity, crawler), last);
             }
             Some("fetch") => {
                 let status = status
+                    .get(i)
                     .filter(|s| (200..300).contains(s))
                     .ok_or_else(|| format!("row {row}: a fetch's status must be 2xx"))?;
-                let url = need(url, row, "url")?;
+                let url = need(url.get(i), row, "url")?;
                 let crawler = shared(&mut crawler_name, crawler);
                 fetches.push(FetchRow {
                     crawler,
                     url: url.to_string(),
                     fetch: Fetch {
                         time: t,
-                        verified,
-                        client: shared(&mut last_client, client.unwrap_or_default()),
-                        method: shared(&mut last_method, method.unwrap_or_default()),
+                        verified: verified.get(i),
+                        client: shared(&mut last_client, client.get(i).unwrap_or_default()),
+                        method: shared(&mut last_method, method.get(i).unwrap_or_default()),
                         status: status as u16,
                     },
                 });
