@@ -27,6 +27,8 @@
 //! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
+use std::time::{Duration, Instant};
+
 use crate::logs::{FileReport, Input, ReadOptions, read_input};
 use crate::replay::{Collector, Context, Lookups, Outcome, replay_gathered};
 
@@ -69,6 +71,19 @@ pub struct AuditRun {
     /// Per input, in order: its lines by class, bad lines with samples,
     /// and its fault, if any.
     pub files: Vec<FileReport>,
+    /// How long each of the audit's two stages took.
+    pub timings: StageTimes,
+}
+
+/// The wall time of each of [`run`]'s stages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StageTimes {
+    /// Reading the inputs: parsing, identifying the crawlers and judging
+    /// Disallow, in parallel chunks.
+    pub reading: Duration,
+    /// The ordered stage: the chunks gathered per host and crawler,
+    /// crawl-delay, noindex and referrals judged, the violations merged.
+    pub judging: Duration,
 }
 
 impl AuditRun {
@@ -93,6 +108,7 @@ impl AuditRun {
 /// compressed stream, an undetectable format) are in its [`FileReport`];
 /// the others are audited all the same.
 pub fn run(ctx: &Context, config: &AuditConfig<'_>) -> AuditRun {
+    let started = Instant::now();
     // The robots.txt lookups, handed from chunk to chunk, and the
     // activities of the chunks the reader accepts, gathered as it reads.
     let lookups = Lookups::gathering();
@@ -114,11 +130,20 @@ pub fn run(ctx: &Context, config: &AuditConfig<'_>) -> AuditRun {
     // The blocks read are freed (a compressed input's were allocated and
     // freed by the workers' heaps): back to the system before the judge.
     crate::memory::give_back_freed();
+    let read = Instant::now();
     // The lookups (hosts times crawlers of them, with a CDN's log) are
     // freed while the ordered stage gathers the chunks, not after it.
     let (outcome, ()) = rayon::join(
         || replay_gathered(ctx, collectors, &lookups),
         || lookups.free(),
     );
-    AuditRun { outcome, files }
+    let timings = StageTimes {
+        reading: read - started,
+        judging: read.elapsed(),
+    };
+    AuditRun {
+        outcome,
+        files,
+        timings,
+    }
 }

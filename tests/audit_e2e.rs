@@ -336,3 +336,79 @@ fn monitors_count_only_when_included() {
             .contains("--include: unknown crawler category \"monitors\"")
     );
 }
+
+/// `--timings` prints every stage's wall time on stderr, the stages adding
+/// up to at most the whole run's; the report is the one written without
+/// it, and without it nothing is printed.
+#[test]
+fn timings_name_every_stage_only_when_asked() {
+    let dir = temp("timings");
+    let (timed, plain) = (dir.join("timed"), dir.join("plain"));
+    let mut args = demo_args(&timed);
+    args.push("--timings".into());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = audit(&refs);
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    let table = stderr
+        .split_once("crawlaudit: stage timings (wall time)\n")
+        .unwrap_or_else(|| panic!("no timings in {stderr:?}"))
+        .1;
+    // The number followed by the unit `s`.
+    let seconds = |line: &str| -> f64 {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        words
+            .windows(2)
+            .find_map(|w| (w[1] == "s").then(|| w[0].parse().ok()).flatten())
+            .unwrap_or_else(|| panic!("no seconds in {line:?}"))
+    };
+    let lines: Vec<&str> = table.lines().collect();
+    let stages = [
+        "set-up",
+        "reading",
+        "judging",
+        "building the report",
+        "writing the report",
+        "total",
+    ];
+    assert_eq!(lines.len(), stages.len(), "{table}");
+    for (line, stage) in lines.iter().zip(stages) {
+        assert!(
+            line.trim_start().starts_with(stage),
+            "{line:?} is not {stage}"
+        );
+    }
+    let reading = lines[1];
+    assert!(
+        reading.contains(" MB, ") && reading.ends_with(" MB/s"),
+        "{reading}"
+    );
+    let times: Vec<f64> = lines.iter().map(|l| seconds(l)).collect();
+    let total = times[times.len() - 1];
+    assert!(times.iter().all(|&t| t >= 0.0), "{table}");
+    assert!(total > 0.0, "{table}");
+    // Each shown to the millisecond: five roundings of half a millisecond.
+    let sum: f64 = times[..times.len() - 1].iter().sum();
+    assert!(
+        sum <= total + 0.003,
+        "the stages take {sum} s of {total} s:\n{table}"
+    );
+    // The same report without the flag, and no table.
+    let args = demo_args(&plain);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = audit(&refs);
+    assert_eq!(run.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&run.stderr).contains("timings"));
+    for file in [
+        "violations.csv",
+        "violations.ndjson",
+        "violations.parquet",
+        "crawlers.csv",
+    ] {
+        let read = |dir: &Path| std::fs::read(dir.join(file)).unwrap();
+        assert!(
+            read(&timed) == read(&plain),
+            "{file} differs with --timings"
+        );
+    }
+}

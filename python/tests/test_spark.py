@@ -327,3 +327,26 @@ def test_help_and_bad_flags_need_no_spark_session(capfd):
     assert err.startswith("crawlaudit: error: invalid value 'yesterday-ish' for '--since <TIME>'"), err
     assert main(["audit", "a.log", "--shards", "0"]) == 2
     assert "--shards 0: give a number of shards, 1 or more" in capfd.readouterr().err
+
+
+def test_timings_are_the_drivers_stages(spark, tmp_path, capfd):
+    # `--timings` on Spark: the driver's stages on stderr, adding up to at
+    # most the whole run; the report is the one written without it.
+    from crawlaudit.cli import main
+
+    base = ["audit", str(DEMO / "access.log"), "--snapshot", str(DEMO / "snapshot"), "--quiet", "--shards", "2"]
+    capfd.readouterr()
+    assert main([*base, "--out", str(tmp_path / "timed"), "--timings"], spark=spark) == 0
+    err = capfd.readouterr().err
+    assert "crawlaudit: stage timings (wall time)\n" in err, err
+    table = err.split("crawlaudit: stage timings (wall time)\n", 1)[1].splitlines()
+    stages = ["set-up", "reading and judging", "merging the shard reports", "writing the report", "total"]
+    assert [line.split("  ")[1] for line in table] == stages, table
+    seconds = [float(line.split()[line.split().index("s") - 1]) for line in table]
+    assert all(s >= 0 for s in seconds) and seconds[-1] > 0, table
+    assert sum(seconds[:-1]) <= seconds[-1] + 0.003, table
+    assert "the cluster's tasks" in table[1], table
+    assert main([*base, "--out", str(tmp_path / "plain")], spark=spark) == 0
+    assert "timings" not in capfd.readouterr().err
+    for name in FILES:
+        assert (tmp_path / "timed" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes(), name

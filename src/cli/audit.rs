@@ -5,7 +5,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use serde_json::json;
@@ -109,6 +109,10 @@ pub struct Args {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Print each stage's wall time on stderr at the end: set-up, reading,
+    /// judging, building and writing the report.
+    #[arg(long)]
+    pub(crate) timings: bool,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -518,6 +522,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Never dropped: the process ends after the run, and freeing a CDN's
     // thousands of parsed robots.txt files one by one would only cost time.
     let prepared = std::mem::ManuallyDrop::new(prepared);
+    let set_up = started.elapsed();
     let inputs = &prepared.inputs;
     // The progress bar counts input files' sizes on disk (stdin: 0).
     let sizes: Vec<u64> = inputs
@@ -564,11 +569,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         progress: Some(&progress),
     };
     let run = audit::run(&prepared.ctx, &config);
+    let audited = Instant::now();
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
     prepared.state_failure()?;
-    let AuditRun { mut outcome, files } = run;
+    let AuditRun {
+        mut outcome,
+        files,
+        timings,
+    } = run;
     let files = prepared.named_files(files);
     let run_info = prepared.run_info(args, &outcome.counts, &files, started, args.shard);
     refuse_nothing_read(args, &files)?;
@@ -588,13 +598,55 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut report = report?;
     let ctx = &prepared.ctx;
     report.name_rule_groups(|host, version, line| ctx.rule_group(host, version, line));
+    let built = Instant::now();
     let code = prepared.conclude(args, &report, &files, staged)?;
+    if args.timings {
+        let stages = [
+            ("set-up", set_up, String::new()),
+            (
+                "reading",
+                timings.reading,
+                rate(sizes.iter().sum(), timings.reading),
+            ),
+            ("judging", timings.judging, String::new()),
+            ("building the report", built - audited, String::new()),
+            ("writing the report", built.elapsed(), String::new()),
+        ];
+        print_timings(&stages, started.elapsed());
+    }
     // The process ends here: freeing millions of rows one by one would
     // only cost time (a tenth of a large audit's).
     std::mem::forget(outcome);
     std::mem::forget(next_state);
     std::mem::forget(report);
     Ok(ExitCode::from(code))
+}
+
+/// Prints `--timings`' table on stderr: each stage's wall time with a
+/// note (may be empty), and the whole run's.
+pub(crate) fn print_timings(stages: &[(&str, Duration, String)], total: Duration) {
+    use std::fmt::Write as _;
+    let w = stages.iter().map(|(s, ..)| s.len()).max().unwrap_or(0);
+    let mut text = String::from("crawlaudit: stage timings (wall time)\n");
+    for (stage, took, note) in stages {
+        let _ = write!(text, "  {stage:<w$} {:>9.3} s", took.as_secs_f64());
+        if !note.is_empty() {
+            let _ = write!(text, "   {note}");
+        }
+        text.push('\n');
+    }
+    let _ = writeln!(text, "  {:<w$} {:>9.3} s", "total", total.as_secs_f64());
+    let _ = super::term::stderr().write_all(text.as_bytes());
+}
+
+/// The rate of reading `bytes` (the inputs' size on disk) in `took`, as
+/// `--timings` shows it; nothing when no size is known (standard input).
+fn rate(bytes: u64, took: Duration) -> String {
+    if bytes == 0 {
+        return String::new();
+    }
+    let mb = bytes as f64 / 1e6;
+    format!("{mb:.1} MB, {:.0} MB/s", mb / took.as_secs_f64().max(1e-9))
 }
 
 /// Nothing could be read: an empty report would only replace the last

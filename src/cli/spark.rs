@@ -27,7 +27,7 @@ use crawlaudit::replay::State;
 use crawlaudit::report::{Report, read_state_bytes, state_bytes};
 use crawlaudit::shard::Shard;
 
-use super::audit::{Args, Prepared, is_uri, prepare, refuse_nothing_read};
+use super::audit::{Args, Prepared, is_uri, prepare, print_timings, refuse_nothing_read};
 
 /// `crawlaudit audit`'s flags, parsed alone.
 #[derive(Debug, Parser)]
@@ -49,6 +49,9 @@ pub struct Job {
     args: Args,
     prepared: Prepared,
     started: Instant,
+    /// When [`Job::new`] was done: on the driver, the cluster's work
+    /// begins (`--timings`).
+    ready: Instant,
 }
 
 /// A shard report's files, by name.
@@ -84,6 +87,7 @@ impl Job {
             args,
             prepared,
             started,
+            ready: Instant::now(),
         })
     }
 
@@ -247,6 +251,7 @@ impl Job {
     /// What the CLI refuses: no log could be read (the report is left as
     /// it was), a report that cannot be written.
     pub fn assemble(&self, files: &[String], shards: Vec<(u32, Files)>) -> anyhow::Result<u8> {
+        let assembling = Instant::now();
         let files = parse_files(files)?;
         refuse_nothing_read(&self.args, &files)?;
         let dir = tempfile::Builder::new()
@@ -277,6 +282,7 @@ impl Job {
         }
         dirs.sort_by_key(|d| shard_number(d));
         let mut report = Report::merge(&dirs)?;
+        let merged = Instant::now();
         // The run's time: the driver's, from the flags to the report.
         report.summary.run.seconds =
             (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
@@ -286,7 +292,29 @@ impl Job {
         } else {
             Ok(None)
         };
-        self.prepared.conclude(&self.args, &report, &files, staged)
+        let code = self
+            .prepared
+            .conclude(&self.args, &report, &files, staged)?;
+        if self.args.timings {
+            // The driver's view: the cluster's tasks read and judged
+            // between the set-up and the assembly.
+            let stages = [
+                ("set-up", self.ready - self.started, String::new()),
+                (
+                    "reading and judging",
+                    assembling - self.ready,
+                    "the cluster's tasks".to_string(),
+                ),
+                (
+                    "merging the shard reports",
+                    merged - assembling,
+                    String::new(),
+                ),
+                ("writing the report", merged.elapsed(), String::new()),
+            ];
+            print_timings(&stages, self.started.elapsed());
+        }
+        Ok(code)
     }
 }
 
