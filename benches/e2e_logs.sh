@@ -6,7 +6,8 @@
 #   shop.example: rules for every section, crawl-delays, noindex pages),
 #   wc -l, zcat of the gzip file, a one-regex Python parse, and GoAccess
 #   with --log-format=COMBINED.
-# Prints MB/s, lines/s, peak RSS and the ratios.
+# Prints MB/s, lines/s, peak RSS and the ratios, then the plain audit's
+# stages (`--timings`).
 #
 # Usage: benches/e2e_logs.sh [SIZE] [SEED]     (default 1G 1)
 # Env:   BENCH_DIR (default ./bench-data), SKIP_GOACCESS=1, SKIP_PYTHON=1, THREADS=N, SETUP_ONLY=1,
@@ -220,3 +221,11 @@ fi
 rows=$(python3 -c "import json,sys; v=json.load(open(sys.argv[1]))['violations']; print(sum(v.values()))" "$DIR/report/summary.json")
 awk -v a="${RSS[crawlaudit audit (plain)]}" -v l="${RSS[crawlaudit logs (plain)]}" -v k="$rows" \
   'BEGIN { printf "audit memory: %.0f MB beyond reading, %d violation rows: %.0f bytes per violation row (the peak beyond that of reading, over the rows: the table itself is 48 bytes a row, its URL and 8 bytes of order; the rest is the working set of the judge)\n", (a-l)/1024, k, (a-l)*1024/k }'
+# Where the plain audit's time goes: one more run, its stages' wall times
+# (`--timings`; a binary older than the flag is skipped).
+if "$BIN" audit --help | grep -q -- --timings; then
+  echo
+  echo "the plain audit's stages (one more run):"
+  "$BIN" "${THREADS_ARG[@]}" audit "$LOG" --snapshot "$SNAP" --out "$DIR/report" --quiet --timings 2>&1 > /dev/null |
+    sed -n '/stage timings/,$p'
+fi
