@@ -222,8 +222,10 @@ rows=$(python3 -c "import json,sys; v=json.load(open(sys.argv[1]))['violations']
 awk -v a="${RSS[crawlaudit audit (plain)]}" -v l="${RSS[crawlaudit logs (plain)]}" -v k="$rows" \
   'BEGIN { printf "audit memory: %.0f MB beyond reading, %d violation rows: %.0f bytes per violation row (the peak beyond that of reading, over the rows: the table itself is 48 bytes a row, its URL and 8 bytes of order; the rest is the working set of the judge)\n", (a-l)/1024, k, (a-l)*1024/k }'
 # Where the plain audit's time goes: one more run, its stages' wall times
-# (`--timings`; a binary older than the flag is skipped).
-if "$BIN" audit --help | grep -q -- --timings; then
+# (`--timings`; a binary older than the flag is skipped). `grep -c` reads
+# all of the help: `grep -q` could end the pipe early, and under pipefail
+# the writer's SIGPIPE would skip the table.
+if "$BIN" audit --help | grep -c -- --timings > /dev/null; then
   echo
   echo "the plain audit's stages (one more run):"
   "$BIN" "${THREADS_ARG[@]}" audit "$LOG" --snapshot "$SNAP" --out "$DIR/report" --quiet --timings 2>&1 > /dev/null |
