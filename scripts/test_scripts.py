@@ -14,6 +14,8 @@ import sys
 import tempfile
 import textwrap
 import unittest
+from contextlib import redirect_stdout
+from io import StringIO
 
 SCRIPTS = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(SCRIPTS))
@@ -136,11 +138,9 @@ class CompareRuns(unittest.TestCase):
         return str(stand_in(self.tmp, name, "import os\n" + lines + FAKE_AUDIT))
 
     def case(self, old: str, new: str, state=None):
+        """`compare_runs.case` of the two builds: its verdict and line."""
         work = self.tmp / "work"
         work.mkdir(exist_ok=True)
-        from io import StringIO
-        from contextlib import redirect_stdout
-
         printed = StringIO()
         with redirect_stdout(printed):
             ok = compare_runs.case("c", old, new, [], work, state=state)
