@@ -7,7 +7,6 @@ script against stand-in binaries written here, so no build is needed:
 """
 
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -125,11 +124,8 @@ class CompareRuns(unittest.TestCase):
     def setUp(self):
         self._tmp = tempfile.TemporaryDirectory()
         self.tmp = pathlib.Path(self._tmp.name)
-        self.saved = dict(os.environ)
 
     def tearDown(self):
-        os.environ.clear()
-        os.environ.update(self.saved)
         self._tmp.cleanup()
 
     def build(self, name: str, **env: str) -> str:
