@@ -31,6 +31,13 @@ impl Interner {
     }
 }
 
+/// The empty text, shared: rows whose cell is empty (a finding without
+/// a crawler or a User-Agent) hold this one copy instead of one each.
+pub fn empty() -> Arc<str> {
+    static EMPTY: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from(""));
+    EMPTY.clone()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

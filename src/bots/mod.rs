@@ -167,7 +167,7 @@ pub enum Origin {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Crawler {
     name: Arc<str>,
-    operator: Option<String>,
+    operator: Option<Arc<str>>,
     category: Category,
     tokens: Vec<String>,
     meta_names: Vec<String>,
@@ -195,6 +195,11 @@ impl Crawler {
     /// Who runs it, when known.
     pub fn operator(&self) -> Option<&str> {
         self.operator.as_deref()
+    }
+
+    /// The operator, shared: rows that name it hold this one copy.
+    pub fn shared_operator(&self) -> Option<Arc<str>> {
+        self.operator.clone()
     }
 
     /// What it is for.
@@ -674,7 +679,7 @@ impl Catalogue {
             compiled.push(Arc::new(Crawler {
                 meta_names: meta_source.iter().map(|m| m.to_ascii_lowercase()).collect(),
                 name: def.name.into(),
-                operator: def.operator,
+                operator: def.operator.map(Into::into),
                 category: def.category,
                 tokens,
                 engine: def.engine,

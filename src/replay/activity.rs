@@ -437,9 +437,12 @@ impl Activity {
         self.sample.as_ref().map_or("", |s| s.client.as_str())
     }
 
-    /// The User-Agent of the first request that has an address.
-    pub(crate) fn sample_agent(&self) -> &str {
-        self.sample.as_ref().map_or("", |s| &s.agent)
+    /// The User-Agent of the first request that has an address (empty
+    /// when none has), shared: the copy the collector kept.
+    pub(crate) fn shared_agent(&self) -> Arc<str> {
+        self.sample
+            .as_ref()
+            .map_or_else(crate::text::empty, |s| s.agent.clone())
     }
 
     /// Adds `n` requests on `day`.
@@ -711,7 +714,7 @@ mod tests {
             assert_eq!((x.first(), x.last()), (3, (9, 1)));
             assert_eq!(x.last_robots(), Some(9));
             assert_eq!(x.sample_ip(), "a", "the first of the earliest time");
-            assert_eq!(x.sample_agent(), "agent");
+            assert_eq!(&*x.shared_agent(), "agent");
             let times: Vec<i64> = x.take_steps().unwrap().iter().map(Step::time).collect();
             assert_eq!(times, [3, 3, 5, 9, 9]);
         }

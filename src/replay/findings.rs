@@ -26,10 +26,10 @@ fn count_of(n: u64) -> String {
 /// `spoofed-agent` when a request of the identity came from outside the
 /// crawler's published ranges (current at its time), `no-robots-fetch` when it never fetched
 /// /robots.txt in the window (nor in the previous night's state).
-pub(super) fn of_identities(host: &str, seen: &[Identity]) -> Vec<Finding> {
+pub(super) fn of_identities(host: &Arc<str>, seen: &[Identity]) -> Vec<Finding> {
     let mut findings = Vec::new();
     for s in seen {
-        let identity = s.name().to_string();
+        let identity = s.name();
         let (crawler, requests) = (s.activity().crawler(), s.activity().requests());
         // Any request from outside ranges current at its time (the
         // identity's others may be outside ranges too old or too new to
@@ -37,8 +37,8 @@ pub(super) fn of_identities(host: &str, seen: &[Identity]) -> Vec<Finding> {
         if s.activity().verified() == Some(false) {
             findings.push(Finding {
                 kind: FindingKind::SpoofedAgent,
-                user_agent: s.activity().sample_agent().to_string(),
-                host: host.to_string(),
+                user_agent: s.activity().shared_agent(),
+                host: host.clone(),
                 crawler: identity.clone(),
                 url: String::new(),
                 count: requests,
@@ -57,8 +57,8 @@ pub(super) fn of_identities(host: &str, seen: &[Identity]) -> Vec<Finding> {
         if s.activity().robots_fetches() == 0 && s.last_robots().is_none() {
             findings.push(Finding {
                 kind: FindingKind::NoRobotsFetch,
-                user_agent: s.activity().sample_agent().to_string(),
-                host: host.to_string(),
+                user_agent: s.activity().shared_agent(),
+                host: host.clone(),
                 crawler: identity.clone(),
                 url: String::new(),
                 count: requests,
@@ -89,9 +89,9 @@ pub(super) fn robots_noindex_lines(ctx: &Context) -> Vec<Finding> {
                         .collect();
                     findings.push(Finding {
                         kind: FindingKind::RobotsNoindexLine,
-                        user_agent: String::new(),
-                        host: host.to_string(),
-                        crawler: String::new(),
+                        user_agent: crate::text::empty(),
+                        host: host.into(),
+                        crawler: crate::text::empty(),
                         url: "/robots.txt".into(),
                         count: lines.len() as u64,
                         detail: format!(
@@ -119,9 +119,9 @@ pub(super) fn unknown_hosts(unknown_hosts: UnknownHosts) -> Vec<Finding> {
         .into_iter()
         .map(|(host, n)| Finding {
             kind: FindingKind::UnknownHost,
-            user_agent: String::new(),
-            host: host.to_string(),
-            crawler: String::new(),
+            user_agent: crate::text::empty(),
+            host,
+            crawler: crate::text::empty(),
             url: String::new(),
             count: n,
             detail: format!("{} for a host the snapshot does not describe", count_of(n)),
@@ -131,9 +131,9 @@ pub(super) fn unknown_hosts(unknown_hosts: UnknownHosts) -> Vec<Finding> {
         let n = unknown_hosts.other;
         rows.push(Finding {
             kind: FindingKind::UnknownHost,
-            user_agent: String::new(),
-            host: OTHER_HOSTS.to_string(),
-            crawler: String::new(),
+            user_agent: crate::text::empty(),
+            host: OTHER_HOSTS.into(),
+            crawler: crate::text::empty(),
             url: String::new(),
             count: n,
             detail: format!(
@@ -153,13 +153,13 @@ pub(crate) fn merge_unknown_hosts(findings: &mut Vec<Finding>) {
         if f.kind != FindingKind::UnknownHost {
             return true;
         }
-        let other = f.host == OTHER_HOSTS
+        let other = &*f.host == OTHER_HOSTS
             && f.detail
                 .starts_with(&format!("{}{OTHER_HOSTS_DETAIL}", f.count));
         if other {
             all.other = all.other.saturating_add(f.count);
         } else {
-            all.add(&Arc::from(f.host.as_str()), f.count);
+            all.add(&f.host, f.count);
         }
         false
     });
@@ -314,8 +314,8 @@ impl UserTriggered {
                 };
                 Finding {
                     kind: FindingKind::UserTriggeredFetch,
-                    host: host.to_string(),
-                    crawler: identity.to_string(),
+                    host,
+                    crawler: identity,
                     url: row.first.1.into(),
                     user_agent: row.agent.into(),
                     count: row.count,

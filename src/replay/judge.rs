@@ -213,16 +213,16 @@ fn judge_host(
     out.activity = seen
         .iter()
         .map(|s| CrawlerActivity {
-            host: host.to_string(),
-            crawler: s.name.to_string(),
-            operator: s.activity.crawler().operator().map(str::to_string),
+            host: host.clone(),
+            crawler: s.name.clone(),
+            operator: s.activity.crawler().shared_operator(),
             category: s.activity.crawler().category().as_str(),
             verified: s.activity.verified(),
             requests: s.activity.requests(),
             robots_txt_fetches: s.activity.robots_fetches(),
             first_seen: s.activity.first(),
             last_seen: s.activity.last().0,
-            user_agent: s.activity.sample_agent().to_string(),
+            user_agent: s.activity.shared_agent(),
             days: s.activity.days(),
         })
         .collect();
@@ -457,11 +457,7 @@ fn replay_kept(
     outcome.violations = violations;
     // Crawlers charged without a request in the run (noindex evidence of a
     // fetch on an earlier night): their category and operator.
-    let active: foldhash::HashSet<&str> = outcome
-        .activity
-        .iter()
-        .map(|a| a.crawler.as_str())
-        .collect();
+    let active: foldhash::HashSet<&str> = outcome.activity.iter().map(|a| &*a.crawler).collect();
     let mut charged = BTreeMap::new();
     // Each crawler's name is one shared text in a block's rows: looked at
     // once per text met, by its address.

@@ -1364,17 +1364,17 @@ pub struct Violation {
 pub struct Finding {
     /// What it reports.
     pub kind: FindingKind,
-    /// The site.
-    pub host: String,
+    /// The site (shared: the rows of a host hold one copy).
+    pub host: Arc<str>,
     /// The crawler identity, empty when none applies; for
     /// `noindex-unseen`, the crawlers' names, sorted, the first five then
-    /// `and N more`.
-    pub crawler: String,
+    /// `and N more` (shared: the catalogue's copy of a crawler's name).
+    pub crawler: Arc<str>,
     /// The URL, empty when none applies.
     pub url: String,
     /// A User-Agent the requests sent (the first request's), empty when
-    /// none applies.
-    pub user_agent: String,
+    /// none applies (shared: the copy the collector kept).
+    pub user_agent: Arc<str>,
     /// How many requests (or lines) it covers; for `noindex-unseen`, how
     /// many crawler identities.
     pub count: u64,
@@ -1386,12 +1386,12 @@ pub struct Finding {
 /// per-crawler aggregation (polars adds these up over hosts).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CrawlerActivity {
-    /// The site.
-    pub host: String,
-    /// The crawler identity.
-    pub crawler: String,
-    /// Its operator, when known.
-    pub operator: Option<String>,
+    /// The site (shared: the rows of a host hold one copy).
+    pub host: Arc<str>,
+    /// The crawler identity (shared: the catalogue's copy).
+    pub crawler: Arc<str>,
+    /// Its operator, when known (shared: the catalogue's copy).
+    pub operator: Option<Arc<str>>,
     /// Its category.
     pub category: &'static str,
     /// Any request verified against published ranges: `Some(true)` when
@@ -1406,8 +1406,9 @@ pub struct CrawlerActivity {
     pub first_seen: i64,
     /// The last request, UTC nanoseconds.
     pub last_seen: i64,
-    /// The User-Agent of its first request with an address.
-    pub user_agent: String,
+    /// The User-Agent of its first request with an address (shared: the
+    /// copy the collector kept).
+    pub user_agent: Arc<str>,
     /// Its requests per UTC day: (days since 1970-01-01, requests), by
     /// day.
     pub days: Vec<(i64, u64)>,

@@ -4,6 +4,7 @@
 //! crawler can never see because robots.txt keeps it out.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
 
@@ -183,7 +184,7 @@ struct UnseenKey {
 /// sorted) and counting them: the rows are bounded by the site's pages,
 /// whatever User-Agents a log invents, and crawlers that see the same
 /// rules are judged once.
-pub(super) fn unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Finding> {
+pub(super) fn unseen(ctx: &Context, host: &Arc<str>, seen: &[Identity]) -> Vec<Finding> {
     let snap = ctx.snapshot();
     let Some(timeline) = snap.host(host) else {
         return Vec::new();
@@ -297,9 +298,9 @@ pub(super) fn unseen(ctx: &Context, host: &str, seen: &[Identity]) -> Vec<Findin
             }
             Finding {
                 kind: FindingKind::NoindexUnseen,
-                user_agent: String::new(),
-                host: host.to_string(),
-                crawler,
+                user_agent: crate::text::empty(),
+                host: host.clone(),
+                crawler: crawler.into(),
                 url: url.to_string(),
                 count: count as u64,
                 detail,

@@ -128,7 +128,7 @@ fn disallow_with_rule_line_and_version() {
     assert_eq!(o.activity.len(), 1);
     let a = &o.activity[0];
     assert_eq!(
-        (a.host.as_str(), a.requests, a.robots_txt_fetches),
+        (&*a.host, a.requests, a.robots_txt_fetches),
         ("shop.example", 4, 1)
     );
     assert!(a.first_seen < a.last_seen);
@@ -430,7 +430,7 @@ fn user_agents_of_one_identity_are_one_crawler() {
         .findings
         .iter()
         .filter(|f| f.kind == FindingKind::NoRobotsFetch)
-        .map(|f| (f.crawler.as_str(), f.count))
+        .map(|f| (&*f.crawler, f.count))
         .collect();
     assert_eq!(no_robots, [("python-requests", 2)]);
 }
@@ -765,7 +765,7 @@ fn impersonators_are_charged_separately_and_are_no_evidence() {
         .collect();
     assert_eq!(spoofed.len(), 1);
     assert_eq!(
-        (spoofed[0].crawler.as_str(), spoofed[0].count),
+        (&*spoofed[0].crawler, spoofed[0].count),
         ("Googlebot (unverified)", 2)
     );
     assert!(
@@ -855,8 +855,8 @@ fn findings_no_robots_fetch_unseen_noindex_noindex_lines_unknown_hosts() {
         .map(|f| {
             (
                 f.kind.as_str(),
-                f.host.as_str(),
-                f.crawler.as_str(),
+                &*f.host,
+                &*f.crawler,
                 f.url.as_str(),
                 f.count,
             )
@@ -950,14 +950,7 @@ fn noindex_unseen_is_one_row_per_url_and_rule_whatever_the_user_agents() {
         .findings
         .iter()
         .filter(|f| f.kind == FindingKind::NoindexUnseen)
-        .map(|f| {
-            (
-                f.crawler.as_str(),
-                f.url.as_str(),
-                f.count,
-                f.detail.as_str(),
-            )
-        })
+        .map(|f| (&*f.crawler, f.url.as_str(), f.count, f.detail.as_str()))
         .collect();
     let why = |rule: &str| {
         format!(
@@ -1232,7 +1225,7 @@ fn a_full_host_table_is_emptied_and_nothing_is_lost() {
         .findings
         .iter()
         .filter(|f| f.kind == FindingKind::UnknownHost)
-        .map(|f| (f.host.as_str(), f.count))
+        .map(|f| (&*f.host, f.count))
         .collect();
     assert_eq!(unknown.len(), MAX_UNKNOWN_HOSTS + 1);
     assert_eq!(unknown.get("h0.test"), Some(&2));
@@ -1242,7 +1235,7 @@ fn a_full_host_table_is_emptied_and_nothing_is_lost() {
     let rows: Vec<(&str, &str, u64)> = o
         .activity
         .iter()
-        .map(|a| (a.host.as_str(), a.crawler.as_str(), a.requests))
+        .map(|a| (&*a.host, &*a.crawler, a.requests))
         .collect();
     assert_eq!(
         rows,
@@ -1281,7 +1274,7 @@ fn chunks_handing_on_their_lookups_find_what_one_collector_finds() {
     let rows: Vec<(&str, &str)> = one
         .activity
         .iter()
-        .map(|a| (a.host.as_str(), a.crawler.as_str()))
+        .map(|a| (&*a.host, &*a.crawler))
         .collect();
     let mut expected = Vec::new();
     for host in ["a.example", "b.example", "c.example"] {
@@ -1404,7 +1397,7 @@ fn the_sites_own_traffic_is_counted_and_never_judged() {
         "only the other site's WordPress is judged"
     );
     assert!(
-        o.activity.iter().all(|a| a.crawler == "WordPress"),
+        o.activity.iter().all(|a| &*a.crawler == "WordPress"),
         "the site's own traffic is no crawler's activity"
     );
 }
@@ -1526,12 +1519,7 @@ fn user_triggered_fetches_are_a_finding_not_violations() {
         .collect();
     assert_eq!(f.len(), 1, "{:?}", o.findings);
     assert_eq!(
-        (
-            f[0].host.as_str(),
-            f[0].crawler.as_str(),
-            f[0].url.as_str(),
-            f[0].count
-        ),
+        (&*f[0].host, &*f[0].crawler, f[0].url.as_str(), f[0].count),
         ("shop.example", "ChatGPT-User", "/private/a", 2)
     );
     assert!(
@@ -1604,7 +1592,7 @@ fn a_fetcher_for_a_person_from_outside_its_ranges_is_no_excuse() {
         .findings
         .iter()
         .filter(|f| f.kind == FindingKind::UserTriggeredFetch)
-        .map(|f| (f.crawler.as_str(), f.count))
+        .map(|f| (&*f.crawler, f.count))
         .collect();
     assert_eq!(excused, [("ChatGPT-User", 1)]);
 }

@@ -653,11 +653,11 @@ pub(super) fn data(parts: &PageParts<'_>, left_out: &[&str]) -> Result<Value, Re
     let mut finding_groups: BTreeMap<(&str, &str), FindingGroup<'_>> = BTreeMap::new();
     for f in findings {
         let g = finding_groups
-            .entry((f.kind.as_str(), f.crawler.as_str()))
+            .entry((f.kind.as_str(), &*f.crawler))
             .or_default();
         g.0 = g.0.saturating_add(f.count);
         g.1 += 1;
-        g.2.insert(f.host.as_str());
+        g.2.insert(&*f.host);
         if g.3.len() < EXAMPLES {
             g.3.push(f);
         }

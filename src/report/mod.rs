@@ -335,8 +335,8 @@ impl Report {
         let mut categories = BTreeMap::new();
         for r in &outcome.activity {
             // A crawler's rows are one per host: its name copied once.
-            if !categories.contains_key(&r.crawler) {
-                categories.insert(r.crawler.clone(), r.category.to_string());
+            if !categories.contains_key(&*r.crawler) {
+                categories.insert(r.crawler.to_string(), r.category.to_string());
             }
         }
         for (crawler, (category, _)) in &outcome.charged_without_requests {

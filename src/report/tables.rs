@@ -165,16 +165,16 @@ pub(super) fn findings_frame(rows: &[Finding]) -> PolarsResult<DataFrame> {
         ),
         Column::new(
             "host".into(),
-            rows.iter().map(|f| f.host.as_str()).collect::<Vec<_>>(),
+            rows.iter().map(|f| &*f.host).collect::<Vec<_>>(),
         ),
         Column::new(
             "crawler".into(),
-            rows.iter().map(|f| f.crawler.as_str()).collect::<Vec<_>>(),
+            rows.iter().map(|f| &*f.crawler).collect::<Vec<_>>(),
         ),
         Column::new(
             "user_agent".into(),
             rows.iter()
-                .map(|f| (!f.user_agent.is_empty()).then_some(f.user_agent.as_str()))
+                .map(|f| (!f.user_agent.is_empty()).then_some(&*f.user_agent))
                 .collect::<Vec<_>>(),
         ),
         Column::new(
@@ -550,10 +550,10 @@ pub(super) fn findings_of(df: &DataFrame, path: &Path) -> Result<Vec<Finding>, M
                     kind.get(i).unwrap_or_default(),
                     path,
                 )?,
-                host: s(&host, i),
-                crawler: s(&crawler, i),
+                host: s(&host, i).into(),
+                crawler: s(&crawler, i).into(),
                 url: s(&url, i),
-                user_agent: s(&agent, i),
+                user_agent: s(&agent, i).into(),
                 count: count
                     .get(i)
                     .and_then(|c| u64::try_from(c).ok())
@@ -608,10 +608,7 @@ pub(super) fn daily_frame(
             );
             for a in activity {
                 for &(days, n) in &a.days {
-                    groups
-                        .entry((days, a.host.as_str(), a.crawler.as_str()))
-                        .or_default()
-                        .0 += n;
+                    groups.entry((days, &*a.host, &*a.crawler)).or_default().0 += n;
                 }
             }
             groups

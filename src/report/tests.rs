@@ -43,7 +43,7 @@ fn activity(
     CrawlerActivity {
         host: host.into(),
         crawler: crawler.into(),
-        operator: (crawler == "AhrefsBot").then(|| "Ahrefs".to_string()),
+        operator: (crawler == "AhrefsBot").then(|| "Ahrefs".into()),
         category: "seo",
         verified: if crawler.ends_with("(unverified)") {
             Some(false)
@@ -54,7 +54,7 @@ fn activity(
         robots_txt_fetches: counts.1,
         first_seen: t(first),
         last_seen: t(last),
-        user_agent: format!("{crawler}/1.0"),
+        user_agent: format!("{crawler}/1.0").into(),
         days: vec![(
             t(&format!("{}T00:00:00Z", &first[..10])) / crate::time::DAY,
             counts.0,
@@ -834,10 +834,10 @@ fn the_page_stays_under_a_megabyte_at_every_cap() {
     let findings: Vec<Finding> = (0..100_000usize)
         .map(|i| Finding {
             kind: FindingKind::ALL[i % FindingKind::ALL.len()],
-            host: format!("host{}.example", i % 7),
-            crawler: crawlers[i % 400].clone(),
+            host: format!("host{}.example", i % 7).into(),
+            crawler: crawlers[i % 400].as_str().into(),
             url: long(i),
-            user_agent: agent(i),
+            user_agent: agent(i).into(),
             count: 1,
             detail: "why ".repeat(100),
         })
