@@ -645,8 +645,8 @@ fn rate(bytes: u64, took: Duration) -> String {
     if bytes == 0 {
         return String::new();
     }
-    let mb = bytes as f64 / 1e6;
-    format!("{mb:.1} MB, {:.0} MB/s", mb / took.as_secs_f64().max(1e-9))
+    let (mb, rate) = super::megabytes_and_rate(bytes, took.as_secs_f64());
+    format!("{mb:.1} MB, {rate:.0} MB/s")
 }
 
 /// Nothing could be read: an empty report would only replace the last

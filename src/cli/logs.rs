@@ -147,11 +147,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         print_agents(&mut out, &catalogue, agents, untallied, n)?;
     }
     out.flush()?;
+    let (mb, rate) = super::megabytes_and_rate(total_bytes, seconds);
     let _ = writeln!(
         super::term::stderr(),
-        "read {:.1} MB in {seconds:.2} s ({:.0} MB/s)",
-        total_bytes as f64 / 1e6,
-        total_bytes as f64 / 1e6 / seconds.max(1e-9)
+        "read {mb:.1} MB in {seconds:.2} s ({rate:.0} MB/s)"
     );
     let faults: Vec<&FileReport> = reports.iter().filter(|r| r.fault.is_some()).collect();
     if !faults.is_empty() && !args.allow_partial {

@@ -69,6 +69,14 @@ fn capped_threads(asked: usize) -> usize {
         .min(MAX_THREADS)
 }
 
+/// `bytes` read in `seconds` as megabytes (10^6 bytes) and megabytes a
+/// second, as `crawlaudit logs` and `audit --timings` print them (a run too
+/// short for the clock counts as a nanosecond).
+fn megabytes_and_rate(bytes: u64, seconds: f64) -> (f64, f64) {
+    let mb = bytes as f64 / 1e6;
+    (mb, mb / seconds.max(1e-9))
+}
+
 /// A command line clap refused, in one line on stderr (its own text runs
 /// to several, with a usage line that may show an option as required),
 /// exit code 2; help and version are printed as clap prints them.
