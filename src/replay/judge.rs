@@ -119,8 +119,8 @@ impl Identity {
 struct HostData {
     /// Per crawler identity (by its number in the run, in that order), its
     /// requests: only ever walked, so a vector of the exact size, not a
-    /// map (100,000 hosts: 100,000 maps' tables were a third of the
-    /// judging's time on one thread, in page faults).
+    /// map (100,000 hosts: the maps' tables were about a third of the
+    /// samples of the judging's serial part, mostly page faults).
     identities: Vec<(u32, Activity)>,
     fetches: Vec<EngineFetch>,
     referrals: Vec<Referral>,
