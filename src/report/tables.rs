@@ -542,6 +542,9 @@ pub(super) fn findings_of(df: &DataFrame, path: &Path) -> Result<Vec<Finding>, M
     let agent = text("user_agent")?;
     let count = df.column("count").map_err(bad)?.i64().map_err(bad)?;
     let s = |c: &StringChunked, i: usize| c.get(i).unwrap_or_default().to_string();
+    // The repeated cells shared, as `violations_of` shares its rows'.
+    let mut texts = crate::text::Interner::default();
+    let mut shared = |c: &StringChunked, i: usize| texts.get(c.get(i).unwrap_or_default());
     (0..df.height())
         .map(|i| {
             Ok(Finding {
@@ -550,10 +553,10 @@ pub(super) fn findings_of(df: &DataFrame, path: &Path) -> Result<Vec<Finding>, M
                     kind.get(i).unwrap_or_default(),
                     path,
                 )?,
-                host: s(&host, i).into(),
-                crawler: s(&crawler, i).into(),
+                host: shared(&host, i),
+                crawler: shared(&crawler, i),
                 url: s(&url, i),
-                user_agent: s(&agent, i).into(),
+                user_agent: shared(&agent, i),
                 count: count
                     .get(i)
                     .and_then(|c| u64::try_from(c).ok())
