@@ -210,7 +210,7 @@ mod tests {
             Settings::default(),
         );
         let shard = Shard { index: 0, count: 1 };
-        let e = judge(&mut ctx, shard, None, [&b"CAk1\xff"[..]]).unwrap_err();
+        let e = judge(&mut ctx, shard, None, [&b"CAk2\xff"[..]]).unwrap_err();
         assert!(e.to_string().contains("truncated"), "{e}");
         assert!(judge(&mut ctx, shard, None, [&b"nope"[..]]).is_err());
     }

@@ -13,6 +13,7 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::Context;
 use super::disallow::{HostRules, RulesHead};
+use super::kept::ChargedHost;
 use crate::host::normalize_host;
 
 /// The fewest Host values a table holds before it is emptied; a snapshot
@@ -167,38 +168,48 @@ pub(crate) struct HostSlot<'c> {
     other: Option<u32>,
 }
 
-/// Values a chunk keeps by the worker's host numbers, with the names of
-/// the hosts that have one: read per request by number (no hashing of a
-/// name), handed on by name ([`ByHostNumber::drain`]) when the chunk is
-/// done or the host table is emptied (its numbers are then void).
-#[derive(Debug, Default)]
-pub(crate) struct ByHostNumber<T> {
+/// Values a chunk keeps by the worker's host numbers, with a label of
+/// each host that has one (its name, or its number in the run): read per
+/// request by number (no hashing of a name), handed on with its label
+/// ([`ByHostNumber::drain`]) when the chunk is done or the host table is
+/// emptied (its numbers are then void).
+#[derive(Debug)]
+pub(crate) struct ByHostNumber<T, L = Arc<str>> {
     values: Vec<T>,
-    /// The hosts whose value is not the default, with their names.
-    met: Vec<(u32, Arc<str>)>,
+    /// The hosts whose value is not the default, with their labels.
+    met: Vec<(u32, L)>,
 }
 
-impl<T: Default + PartialEq> ByHostNumber<T> {
-    /// The value of the host numbered `h`, named `name` (asked only when
-    /// the value is the default). The caller changes it from the default,
-    /// so that the host is listed once.
-    pub(crate) fn entry(&mut self, h: u32, name: impl FnOnce() -> Arc<str>) -> &mut T {
+impl<T, L> Default for ByHostNumber<T, L> {
+    fn default() -> Self {
+        ByHostNumber {
+            values: Vec::new(),
+            met: Vec::new(),
+        }
+    }
+}
+
+impl<T: Default + PartialEq, L> ByHostNumber<T, L> {
+    /// The value of the host numbered `h`, labelled `label` (asked only
+    /// when the value is the default). The caller changes it from the
+    /// default, so that the host is listed once.
+    pub(crate) fn entry(&mut self, h: u32, label: impl FnOnce() -> L) -> &mut T {
         let i = h as usize;
         if i >= self.values.len() {
             self.values.resize_with(i + 1, T::default);
         }
         if self.values[i] == T::default() {
-            self.met.push((h, name()));
+            self.met.push((h, label()));
         }
         &mut self.values[i]
     }
 
-    /// The hosts' names and values, each value reset to the default.
-    pub(crate) fn drain(&mut self) -> impl Iterator<Item = (Arc<str>, T)> + '_ {
+    /// The hosts' labels and values, each value reset to the default.
+    pub(crate) fn drain(&mut self) -> impl Iterator<Item = (L, T)> + '_ {
         let values = &mut self.values;
         self.met
             .drain(..)
-            .map(|(h, name)| (name, std::mem::take(&mut values[h as usize])))
+            .map(|(h, label)| (label, std::mem::take(&mut values[h as usize])))
     }
 }
 
@@ -347,6 +358,15 @@ impl<'c> Hosts<'c> {
         *slot
             .other
             .get_or_insert_with(|| ctx.other_host_id(&slot.name))
+    }
+
+    /// The host numbered `h` as the run numbers it: by its number in the
+    /// snapshot, or among the run's other hosts ([`Hosts::other_id`]).
+    pub(crate) fn charged(&mut self, ctx: &Context, h: u32) -> ChargedHost {
+        match self.slots[h as usize].id {
+            Some(number) => ChargedHost::Snapshot(number),
+            None => ChargedHost::Other(self.other_id(ctx, h)),
+        }
     }
 
     /// Does the snapshot describe the host numbered `h`

@@ -8,12 +8,11 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
 use super::activity::DelayedRows;
 use super::gathered::Gathered;
-use super::kept::{EngineFetch, Kept, Referral};
+use super::kept::{ChargedHost, EngineFetch, Kept, Referral};
 use super::state::{FetchRow, HostState, LastRequest, State};
 use super::{
     Activity, Collector, Context, Counts, CrawlerActivity, Finding, Lookups, Outcome, Violations,
@@ -126,6 +125,72 @@ struct HostData {
     referrals: Vec<Referral>,
     /// With `--state`, the last referred request's time.
     referred_until: Option<i64>,
+}
+
+impl HostData {
+    /// Nothing was kept of the host.
+    fn is_empty(&self) -> bool {
+        self.identities.is_empty()
+            && self.fetches.is_empty()
+            && self.referrals.is_empty()
+            && self.referred_until.is_none()
+    }
+}
+
+/// What the chunks kept, per host, by the run's numbers of the hosts
+/// ([`ChargedHost`]): the snapshot's hosts by their number there, the
+/// others by theirs among the run's others.
+struct ByHost {
+    snapshot: Vec<HostData>,
+    others: Vec<HostData>,
+}
+
+impl ByHost {
+    /// Room for every host `ctx`'s snapshot describes.
+    fn new(ctx: &Context) -> ByHost {
+        let mut snapshot = Vec::new();
+        snapshot.resize_with(ctx.host_count(), HostData::default);
+        ByHost {
+            snapshot,
+            others: Vec::new(),
+        }
+    }
+
+    /// What was kept of `host`.
+    fn get(&mut self, host: ChargedHost) -> &mut HostData {
+        match host {
+            ChargedHost::Snapshot(id) => &mut self.snapshot[id as usize],
+            ChargedHost::Other(n) => {
+                let n = n as usize;
+                if n >= self.others.len() {
+                    self.others.resize_with(n + 1, HostData::default);
+                }
+                &mut self.others[n]
+            }
+        }
+    }
+
+    /// The hosts something was kept of, with their names, sorted by name.
+    fn into_sorted(self, ctx: &Context) -> Vec<(Arc<str>, HostData)> {
+        let named = |data: Vec<HostData>, name: &dyn Fn(usize) -> Arc<str>| {
+            data.into_iter()
+                .enumerate()
+                .filter(|(_, d)| !d.is_empty())
+                .map(|(i, d)| (name(i), d))
+                .collect::<Vec<_>>()
+        };
+        let host_name = |i: usize| {
+            ctx.host_name(u32::try_from(i).expect("a host number"))
+                .clone()
+        };
+        let mut hosts = named(self.snapshot, &host_name);
+        let others = ctx.with_other_host_names(|names| named(self.others, &|i| names[i].clone()));
+        hosts.extend(others);
+        // A stable sort: the snapshot's hosts come in its order, by name
+        // (one run, checked in one pass), and the others are merged in.
+        hosts.sort_by(|a, b| a.0.cmp(&b.0));
+        hosts
+    }
 }
 
 fn judge_host(
@@ -318,9 +383,10 @@ fn replay_kept(
     mut gathered: Gathered,
 ) -> Outcome {
     let mut counts = Counts::default();
-    // Hosts in a hash map (a CDN log interleaves thousands: an ordered map
-    // compared host names a dozen times per request), sorted afterwards.
-    let mut by_host: HashMap<Arc<str>, HostData> = HashMap::new();
+    // Hosts by the run's numbers (a CDN log interleaves thousands, and
+    // with `--state` each has its engines' fetches), sorted by name
+    // afterwards.
+    let mut by_host = ByHost::new(ctx);
     // The unknown hosts of the chunks done, and of those not (a caller
     // that did not call `finish`).
     let mut unknown_hosts = std::mem::take(
@@ -342,17 +408,13 @@ fn replay_kept(
         // reader's acceptance gathered them already).
         gathered.gather(&mut kept);
         for (host, fetch) in kept.take_fetches() {
-            by_host.entry(host).or_default().fetches.push(fetch);
+            by_host.get(host).fetches.push(fetch);
         }
-        for r in kept.take_referrals() {
-            by_host
-                .entry(r.host().clone())
-                .or_default()
-                .referrals
-                .push(r);
+        for (host, r) in kept.take_referrals() {
+            by_host.get(host).referrals.push(r);
         }
         for (host, until) in kept.take_referred_until() {
-            let data = by_host.entry(host).or_default();
+            let data = by_host.get(host);
             data.referred_until = data.referred_until.max(Some(until));
         }
         user_triggered.merge(kept.take_user_triggered());
@@ -362,12 +424,8 @@ fn replay_kept(
     // numbered; the steps point into `delayed` by chunk number.
     let (by_id, by_other, delayed, gathered_unknown) = gathered.into_parts();
     unknown_hosts.merge(gathered_unknown);
-    let others = ctx.with_other_host_names(<[Arc<str>]>::to_vec);
-    let snapshot_name = |id: u32| ctx.host_name(id).clone();
-    let other_name = |n: u32| others[n as usize].clone();
-    let numbered: [(_, &dyn Fn(u32) -> Arc<str>); 2] =
-        [(by_id, &snapshot_name), (by_other, &other_name)];
-    for (by_number, name) in numbered {
+    let as_snapshot: fn(u32) -> ChargedHost = ChargedHost::Snapshot;
+    for (by_number, host) in [(by_id, as_snapshot), (by_other, ChargedHost::Other)] {
         // Each host's identities, into a vector of the size it needs.
         let mut by_number: Vec<((u32, u32), Activity)> = by_number.into_iter().collect();
         by_number.par_sort_unstable_by_key(|(key, _)| *key);
@@ -382,12 +440,11 @@ fn replay_kept(
                 .take(len)
                 .map(|((_, identity), activity)| (identity, activity))
                 .collect();
-            by_host.entry(name(number)).or_default().identities = identities;
+            by_host.get(host(number)).identities = identities;
         }
     }
     let names = ctx.identity_names();
-    let mut by_host: Vec<(Arc<str>, HostData)> = by_host.into_iter().collect();
-    by_host.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let by_host = by_host.into_sorted(ctx);
     // With `--state`, each judged host's previous entries, taken out of
     // the state, and the hosts this run did not meet (`rest`).
     let prior = ctx.take_state();

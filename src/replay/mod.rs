@@ -747,7 +747,7 @@ pub struct Collector<'c> {
     /// With `--state`, by host number, the last referred visit's time.
     /// Handed to `kept` when the chunk is done or the numbers go void
     /// ([`Collector::flush_hosts`]).
-    referred_until: hosts::ByHostNumber<Option<i64>>,
+    referred_until: hosts::ByHostNumber<Option<i64>, kept::ChargedHost>,
     /// By host number, the requests for a host the snapshot does not
     /// describe, handed to `kept` as `referred_until` is: counted by
     /// number, not looked up by name per request (a CDN log's thousands
@@ -806,13 +806,13 @@ impl<'c> Collector<'c> {
         self.kept
     }
 
-    /// Hands what is counted by host number to `kept`, by name: the hosts'
-    /// last referred visits, and the requests for hosts the snapshot does
-    /// not describe.
+    /// Hands what is counted by the worker's host numbers to `kept`: the
+    /// hosts' last referred visits (by the run's numbers), and the
+    /// requests for hosts the snapshot does not describe (by name).
     pub(crate) fn flush_hosts(&mut self) {
-        for (name, until) in self.referred_until.drain() {
+        for (host, until) in self.referred_until.drain() {
             if let Some(t) = until {
-                self.kept.refer_until(name, t);
+                self.kept.refer_until(host, t);
             }
         }
         for (name, n) in self.unknown_counts.drain() {
@@ -977,10 +977,7 @@ impl<'c> Collector<'c> {
             }
         };
         let id = self.identity(m, outside_ranges);
-        let charged_host = match self.hosts.slot(h).id {
-            Some(number) => kept::ChargedHost::Snapshot(number),
-            None => kept::ChargedHost::Other(self.hosts.other_id(ctx, h)),
-        };
+        let charged_host = self.hosts.charged(ctx, h);
         let Collector {
             met,
             hosts,
@@ -1036,7 +1033,7 @@ impl<'c> Collector<'c> {
                 || (slot.head.has_pages && slot.rules.is_some_and(|r| r.has_page(&path))))
         {
             kept.push_fetch(
-                slot.name.clone(),
+                charged_host,
                 EngineFetch::new(
                     crawler.clone(),
                     path.to_string(),
@@ -1148,12 +1145,13 @@ impl<'c> Collector<'c> {
         };
         self.kept.counts_mut().referred += 1;
         let t = request.time();
-        let slot = self.hosts.slot(h);
         if self.ctx.state.is_some() {
             // By the host's number: no hashing per visit.
-            let until = self.referred_until.entry(h, || slot.name.clone());
+            let (hosts, ctx) = (&mut self.hosts, self.ctx);
+            let until = self.referred_until.entry(h, || hosts.charged(ctx, h));
             *until = (*until).max(Some(t));
         }
+        let slot = self.hosts.slot(h);
         // A host without rules for any page has no page a referral could
         // be evidence for (its slot says so: its rules are not read).
         let Some(rules) = slot.rules.filter(|_| slot.head.has_pages) else {
@@ -1179,13 +1177,9 @@ impl<'c> Collector<'c> {
                 (engine.clone(), format!("landing marker {marker}"))
             }
         };
-        self.kept.push_referral(Referral::new(
-            slot.name.clone(),
-            t,
-            target.into(),
-            engine,
-            via,
-        ));
+        let host = self.hosts.charged(self.ctx, h);
+        self.kept
+            .push_referral(host, Referral::new(t, target.into(), engine, via));
     }
 }
 

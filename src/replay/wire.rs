@@ -21,7 +21,7 @@ use super::Context;
 use crate::bots::Crawler;
 
 /// The first bytes of an encoded chunk.
-const MAGIC: &[u8; 4] = b"CAk1";
+const MAGIC: &[u8; 4] = b"CAk2";
 
 /// Bytes that are not a chunk this version wrote.
 #[derive(Debug, thiserror::Error)]
@@ -439,5 +439,7 @@ mod tests {
         let mut r = Reader::new(&bytes, &ctx).unwrap();
         assert!(r.count(1).is_err());
         assert!(Reader::new(b"CAk0", &ctx).is_err());
+        // The version before fetches and referrals named their hosts by number.
+        assert!(Reader::new(b"CAk1", &ctx).is_err());
     }
 }
