@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::activity::DelayedRows;
 use super::gathered::Gathered;
-use super::kept::{ChargedHost, EngineFetch, Kept, Referral};
+use super::kept::{ChargedHost, Kept, Referral};
 use super::state::{FetchRow, HostState, LastRequest, State};
 use super::{
     Activity, Collector, Context, Counts, CrawlerActivity, Finding, Lookups, Outcome, Violations,
@@ -84,7 +84,7 @@ struct HostResult {
 struct Spent {
     _identities: Vec<(u32, Activity)>,
     _seen: Vec<Identity>,
-    _fetches: Vec<EngineFetch>,
+    _fetches: Vec<FetchRow>,
     _referrals: Vec<Referral>,
 }
 
@@ -121,7 +121,8 @@ struct HostData {
     /// map (100,000 hosts: the maps' tables were about a third of the
     /// samples of the judging's serial part, mostly page faults).
     identities: Vec<(u32, Activity)>,
-    fetches: Vec<EngineFetch>,
+    /// Engine crawlers' fetches, as the state's rows (in file order).
+    fetches: Vec<FetchRow>,
     referrals: Vec<Referral>,
     /// With `--state`, the last referred request's time.
     referred_until: Option<i64>,
@@ -211,7 +212,7 @@ fn judge_host(
     let settings = ctx.settings();
     let judged_host = snap.is_judged(host);
     // Stable sorts: requests of one time keep their file order.
-    engine_fetches.sort_by_key(EngineFetch::time);
+    engine_fetches.sort_by_key(|r| r.fetch.time);
     referrals.sort_by_key(Referral::time);
     let mut out = HostResult {
         host: host.clone(),
@@ -220,18 +221,10 @@ fn judge_host(
     // The previous night's entries of the host (moved, not copied).
     let mut entries = prior;
     // Engine crawlers' 2xx fetches by crawler and URL, the previous
-    // nights' first. Each names its crawler by the catalogue's shared
-    // copy of the name (the state file's writer looks a name up once per
-    // copy it meets: a copy per host was 100,000 lookups at 100,000 hosts).
-    entries.extend_fetches(engine_fetches.drain(..).map(|f| {
-        let crawler = f.crawler().shared_name();
-        let (url, fetch) = f.into_parts();
-        FetchRow {
-            crawler,
-            url,
-            fetch,
-        }
-    }));
+    // nights' first: this night's rows moved in whole where the host had
+    // none (no copy), else their emptied vector freed by the gathering
+    // thread.
+    let engine_fetches = entries.extend_fetches_from(engine_fetches);
     // Per identity (several crawlers can share one: a heuristic crawler
     // per User-Agent string, all named `python-requests`): crawl-delay
     // gaps, in time order, where a delay may apply, and what the report
@@ -408,7 +401,7 @@ fn replay_kept(
         // reader's acceptance gathered them already).
         gathered.gather(&mut kept);
         for (host, fetch) in kept.take_fetches() {
-            by_host.get(host).fetches.push(fetch);
+            by_host.get(host).fetches.push(fetch.into_row());
         }
         for (host, r) in kept.take_referrals() {
             by_host.get(host).referrals.push(r);

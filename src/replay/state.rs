@@ -148,6 +148,21 @@ impl HostState {
         }
     }
 
+    /// [`HostState::extend_fetches`] of a vector of rows: moved in whole
+    /// where the host has none (nothing copied or allocated), and
+    /// returned empty otherwise, for the thread that allocated it to free.
+    pub(crate) fn extend_fetches_from(&mut self, mut rows: Vec<FetchRow>) -> Vec<FetchRow> {
+        if self.fetches.is_empty() {
+            self.fetches = rows;
+            if !self.fetches.is_sorted_by(|a, b| a.key() <= b.key()) {
+                self.fetches.sort_by(|a, b| a.key().cmp(&b.key()));
+            }
+            return Vec::new();
+        }
+        self.extend_fetches(rows.drain(..));
+        rows
+    }
+
     /// Adds one fetch, after those of its crawler and URL.
     fn push_fetch(&mut self, row: FetchRow) {
         let at = self.fetches.partition_point(|r| r.key() <= row.key());
@@ -510,6 +525,34 @@ mod tests {
         h.extend_fetches([b, row("Applebot", "/", 9)]);
         h.prune(0, 0);
         assert_eq!(clients(h.fetches_of("Googlebot", "/")), ["first", "second"]);
+    }
+
+    /// A vector of rows added whole is the rows `extend_fetches` adds:
+    /// moved in (sorted) where the host had none, appended after its own
+    /// otherwise, and handed back empty only then.
+    #[test]
+    fn fetches_added_as_a_vector_are_those_added_one_by_one() {
+        let night = || {
+            vec![
+                row_from("Googlebot", "/b", 3, "x"),
+                row_from("Applebot", "/a", 2, "y"),
+                row_from("Googlebot", "/b", 1, "z"),
+            ]
+        };
+        for had in [vec![], vec![row_from("Googlebot", "/b", 9, "old")]] {
+            let mut by_rows = HostState::default();
+            by_rows.extend_fetches(had.clone());
+            by_rows.extend_fetches(night());
+            let mut by_vector = HostState::default();
+            by_vector.extend_fetches(had.clone());
+            let back = by_vector.extend_fetches_from(night());
+            assert_eq!(by_vector.fetches(), by_rows.fetches());
+            assert!(back.is_empty());
+            assert_eq!(back.capacity() > 0, !had.is_empty());
+        }
+        let mut h = HostState::default();
+        h.extend_fetches_from(night());
+        assert_eq!(clients(h.fetches()), ["y", "x", "z"]);
     }
 
     /// A night audited again from the state its first run wrote held each
