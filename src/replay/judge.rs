@@ -291,8 +291,11 @@ fn judge_host(
     if ctx.has_state() {
         for s in &seen {
             let (time, resolution) = s.activity.last();
+            // The run's shared copy of the name, not a copy per host (a
+            // copy was an allocation per host and identity, and the state
+            // file's writer looked each copy up by its bytes).
             entries.set_last(
-                &*s.name,
+                s.name.clone(),
                 LastRequest {
                     time,
                     resolution,
