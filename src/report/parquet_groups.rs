@@ -128,6 +128,30 @@ pub(super) fn text_array<'t, I: Iterator<Item = Option<&'t str>>>(
     keyed.into_array()
 }
 
+/// [`text_array`] of a column whose rows name their text by number (of
+/// `count`), each number one distinct text, as a state's rows name their
+/// host: a row costs an index into the numbers' keys, and a text met the
+/// first time joins the distinct texts without a lookup. The array is the
+/// one [`text_array`] builds of the same cells.
+pub(super) fn numbered_text_array<'t>(
+    len: usize,
+    count: usize,
+    cells: impl Iterator<Item = (u32, &'t str)>,
+) -> ArrayRef {
+    // Per number, its key plus 1; 0 while not met.
+    let mut met = vec![0u32; count];
+    let mut keyed = Keyed::with_capacity(len);
+    for (n, text) in cells {
+        let slot = &mut met[n as usize];
+        if *slot == 0 {
+            keyed.values.push(text);
+            *slot = u32::try_from(keyed.values.len()).expect("fewer than 2^32 texts");
+        }
+        keyed.push(*slot - 1);
+    }
+    keyed.into_array()
+}
+
 /// [`text_array`] of a column whose rows name their texts by number in
 /// blocks of texts (`refs`: each row's block and number, `None` for a
 /// null row; `texts_per_block`: how many texts each block holds), as the
