@@ -127,14 +127,22 @@ impl HostState {
     /// Adds fetches, each crawler and URL's after those it has.
     pub(crate) fn extend_fetches(&mut self, rows: impl IntoIterator<Item = FetchRow>) {
         let had = self.fetches.len();
+        let rows = rows.into_iter();
         if had == 0 {
-            self.fetches = rows.into_iter().collect();
+            // With room for as many again (a state file's rows, read): a
+            // host's fetches of a night are about as many as the night
+            // before's, and they then join these in place, without an
+            // allocation.
+            let mut fetches = Vec::with_capacity(2 * rows.size_hint().0);
+            fetches.extend(rows);
+            self.fetches = fetches;
+        } else if self.fetches.capacity() - had >= rows.size_hint().0 {
+            self.fetches.extend(rows);
         } else {
             // Into a new vector rather than grown in place: the rows it had
             // were allocated by the thread that read the state, and
             // growing them in place takes that thread's heap's lock, which
             // every worker judging a host waits on.
-            let rows = rows.into_iter();
             let mut fetches = Vec::with_capacity(had + rows.size_hint().0);
             fetches.append(&mut self.fetches);
             fetches.extend(rows);
