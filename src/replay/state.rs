@@ -83,7 +83,8 @@ impl HostState {
                 self.set_last(identity, last);
             }
         }
-        self.extend_fetches(other.fetches);
+        // Moved whole where this part has none, as `last` is above.
+        self.extend_fetches_from(other.fetches);
     }
 
     /// The last request of crawler identity `identity`.
