@@ -665,10 +665,17 @@ impl Report {
             ));
         }
         if formats.parquet {
+            let beside_text = formats.csv || formats.json;
             jobs.push((
                 "violations.parquet".into(),
                 Box::new(move |w| {
-                    violations::write_parquet(w, violations, who).map_err(|e| e.to_string())
+                    let encode = |w: &mut BufWriter<Writeback>| {
+                        violations::write_parquet(w, violations, who).map_err(|e| e.to_string())
+                    };
+                    match parquet_pool(beside_text) {
+                        Some(pool) => pool.install(|| encode(w)),
+                        None => encode(w),
+                    }
                 }),
             ));
         }
@@ -746,6 +753,35 @@ impl Report {
         })?;
         Ok(())
     }
+}
+
+/// How many workers encode the violations' Parquet file in a pool of
+/// their own, given the worker pool's `threads`, the processor's `cores`,
+/// and whether text files are written beside it; `None`: in the worker
+/// pool, as the rest of the report.
+///
+/// The text files' blocks are formatted by the worker pool, a wave at a
+/// time, and reach the disk only as fast as they are formatted; in the
+/// same pool, the Parquet file's column jobs kept both workers busy while
+/// the text files' waves waited in the pool's queue (the disk idle), and
+/// the text files then ended the run alone, at the disk's pace. In a pool
+/// of their own the two share the cores, and the disk is kept busy from
+/// the start. A run held to fewer threads than the processor has cores
+/// (`--threads`) keeps to its threads: no second pool.
+fn parquet_workers(threads: usize, cores: usize, beside_text: bool) -> Option<usize> {
+    (beside_text && threads >= cores).then_some(threads)
+}
+
+/// The pool of [`parquet_workers`], when there is one (and the system
+/// gives it threads).
+fn parquet_pool(beside_text: bool) -> Option<rayon::ThreadPool> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let workers = parquet_workers(rayon::current_num_threads(), cores, beside_text)?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .thread_name(|i| format!("crawlaudit-parquet-{i}"))
+        .build()
+        .ok()
 }
 
 /// Creates `path`, lets `fill` write it, then flushes it and syncs it to

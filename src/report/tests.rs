@@ -378,6 +378,39 @@ fn files_are_written_deterministically() {
 }
 
 #[test]
+fn the_violations_parquet_file_has_a_pool_of_its_own_beside_text_only() {
+    // Beside text files, with as many workers as cores (or more): a pool
+    // of its own, as large as the worker pool.
+    assert_eq!(parquet_workers(2, 2, true), Some(2));
+    assert_eq!(parquet_workers(8, 2, true), Some(8));
+    // Alone (no text file to share the cores with), or held to fewer
+    // threads than cores (`--threads 1`): the worker pool.
+    assert_eq!(parquet_workers(2, 2, false), None);
+    assert_eq!(parquet_workers(1, 2, true), None);
+    // Either way, the same file: written beside the text files and alone.
+    let report = Report::build(&outcome(), &RunInfo::default()).unwrap();
+    let dir = temp("parquet-pool");
+    let (all, alone) = (dir.join("all"), dir.join("alone"));
+    report.write(&all, OutputFormats::default()).unwrap();
+    report
+        .write(
+            &alone,
+            OutputFormats {
+                csv: false,
+                parquet: true,
+                json: false,
+                html: false,
+            },
+        )
+        .unwrap();
+    let (a, b) = (
+        std::fs::read(all.join("violations.parquet")).unwrap(),
+        std::fs::read(alone.join("violations.parquet")).unwrap(),
+    );
+    assert!(!a.is_empty() && a == b, "the pools wrote different files");
+}
+
+#[test]
 fn writing_is_atomic() {
     let dir = temp("atomic");
     let out = dir.join("reports");
