@@ -70,8 +70,8 @@ impl HostRules {
 
     /// Does the snapshot have rules for this page (path and query)? (An
     /// empty set answers without hashing; callers on the hot path ask
-    /// their slot's [`RulesHead::has_pages`] first, so that the rules are
-    /// not read at all.)
+    /// their slot's [`RulesHead::has_pages`], or the host table's copy of
+    /// it, first, so that the rules are not read at all.)
     pub(crate) fn has_page(&self, url: &str) -> bool {
         self.pages.contains(url)
     }

@@ -36,6 +36,11 @@ pub(super) fn short_key(raw: &[u8]) -> Option<[u8; SHORT + 1]> {
     Some(key)
 }
 
+/// [`Hosts::flags`]: the snapshot describes the host.
+const DESCRIBED: u8 = 1;
+/// [`Hosts::flags`]: the snapshot has rules for some page of the host.
+const HAS_PAGES: u8 = 2;
+
 /// A table entry's number when the entry holds no value.
 const VACANT: u32 = u32::MAX;
 
@@ -234,10 +239,11 @@ pub(crate) struct Hosts<'c> {
     last_value: Vec<u8>,
     slots: Vec<HostSlot<'c>>,
     /// Per host number: does the snapshot describe it (its slot's `rules`
-    /// is `Some`)? Read for every line, so kept apart from the slots: a
-    /// few bytes per host stay in the cache where the slots of thousands
-    /// of hosts do not.
-    described: Vec<bool>,
+    /// is `Some`: [`DESCRIBED`]), and has it rules for some page
+    /// ([`HAS_PAGES`])? Read for every line, so kept apart from the slots:
+    /// a byte per host stays in the cache where the slots of thousands of
+    /// hosts do not.
+    flags: Vec<u8>,
     /// Normalized names to their number (values that differ in case or
     /// port name one host).
     ids: HashMap<Arc<str>, u32>,
@@ -299,13 +305,17 @@ impl<'c> Hosts<'c> {
                     .filter(|r| **ctx.host_name(r.id()) == *name)
                     .map(HostRules::id);
                 let name: Arc<str> = name.into();
-                self.described.push(rules.is_some());
+                let head = rules.map(HostRules::head).unwrap_or_default();
+                self.flags.push(
+                    if rules.is_some() { DESCRIBED } else { 0 }
+                        | if head.has_pages { HAS_PAGES } else { 0 },
+                );
                 self.slots.push(HostSlot {
                     name: name.clone(),
                     rules,
                     owned,
                     id,
-                    head: rules.map(HostRules::head).unwrap_or_default(),
+                    head,
                     other: None,
                 });
                 self.ids.insert(name, h);
@@ -372,7 +382,13 @@ impl<'c> Hosts<'c> {
     /// Does the snapshot describe the host numbered `h`
     /// ([`HostSlot::rules`] is `Some`)?
     pub(crate) fn described(&self, h: u32) -> bool {
-        self.described[h as usize]
+        self.flags[h as usize] & DESCRIBED != 0
+    }
+
+    /// Has the snapshot rules for some page of the host numbered `h`
+    /// (its slot's [`RulesHead::has_pages`], read without the slot)?
+    pub(crate) fn has_pages(&self, h: u32) -> bool {
+        self.flags[h as usize] & HAS_PAGES != 0
     }
 
     /// No host met.
@@ -394,7 +410,7 @@ impl<'c> Hosts<'c> {
         self.empty = None;
         self.last_value = Vec::new();
         self.slots = Vec::new();
-        self.described = Vec::new();
+        self.flags = Vec::new();
         self.ids = HashMap::new();
     }
 }

@@ -1151,10 +1151,13 @@ impl<'c> Collector<'c> {
             let until = self.referred_until.entry(h, || hosts.charged(ctx, h));
             *until = (*until).max(Some(t));
         }
-        let slot = self.hosts.slot(h);
         // A host without rules for any page has no page a referral could
-        // be evidence for (its slot says so: its rules are not read).
-        let Some(rules) = slot.rules.filter(|_| slot.head.has_pages) else {
+        // be evidence for (its flags say so: neither its slot nor its
+        // rules are read).
+        if !self.hosts.has_pages(h) {
+            return;
+        }
+        let Some(rules) = self.hosts.slot(h).rules else {
             return;
         };
         let target = lossy(request.target());

@@ -1906,6 +1906,8 @@ fn a_hosts_slot_holds_what_every_request_reads_of_its_rules() {
         );
         assert_eq!(slot.head.has_pages, pages, "{host}");
         assert_eq!(rules.has_page("/gone"), pages, "{host}");
+        assert_eq!(hosts.has_pages(h), pages, "{host}");
+        assert!(hosts.described(h), "{host}");
     }
     // Two versions: the policy changes at the second one's time.
     let (h, _) = hosts.get(&c, b"shop.example", None);
@@ -1914,4 +1916,5 @@ fn a_hosts_slot_holds_what_every_request_reads_of_its_rules() {
     let slot = hosts.slot(h);
     assert!(slot.rules.is_none());
     assert!(slot.head.points.is_empty() && !slot.head.has_pages);
+    assert!(!hosts.described(h) && !hosts.has_pages(h));
 }
