@@ -39,9 +39,9 @@ pub(crate) struct Gathered {
 /// Activities by (host number, identity number): each pair's activity in
 /// a vector, in the order first met, and the map from pair to place. A
 /// CDN log's run gathers hundreds of thousands of pairs: the map's entries
-/// are twelve bytes, not an activity's two hundred, so a chunk's pairs are
-/// found without a cache miss on each entry and the map grows without
-/// moving the activities; the vector is what the judging sorts anyway.
+/// are twelve bytes, not an activity's two hundred, so its probes touch
+/// less memory and it grows without moving the activities; the vector is
+/// what the judging sorts anyway.
 #[derive(Debug, Default)]
 struct Numbered {
     place: HashMap<(u32, u32), u32>,

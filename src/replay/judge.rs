@@ -454,10 +454,9 @@ fn replay_kept(
     let (by_id, by_other, delayed, gathered_unknown) = gathered.into_parts();
     unknown_hosts.merge(gathered_unknown);
     let as_snapshot: fn(u32) -> ChargedHost = ChargedHost::Snapshot;
-    for (by_number, host) in [(by_id, as_snapshot), (by_other, ChargedHost::Other)] {
+    for (mut by_number, host) in [(by_id, as_snapshot), (by_other, ChargedHost::Other)] {
         // Each host's identities, into a vector of the size it needs (each
         // pair is met once: the order is the keys').
-        let mut by_number = by_number;
         by_number.par_sort_unstable_by_key(|(key, _)| *key);
         let runs: Vec<(u32, usize)> = by_number
             .chunk_by(|a, b| a.0.0 == b.0.0)
