@@ -69,11 +69,17 @@ impl HostRules {
     }
 
     /// Does the snapshot have rules for this page (path and query)? (An
-    /// empty set answers without hashing; callers on the hot path ask
-    /// their slot's [`RulesHead::has_pages`], or the host table's copy of
-    /// it, first, so that the rules are not read at all.)
+    /// empty set answers without hashing; callers on the hot path ask the
+    /// host table's copy of [`HostRules::has_pages`] first
+    /// (`hosts::Hosts::has_pages`), so that the rules are not read at
+    /// all.)
     pub(crate) fn has_page(&self, url: &str) -> bool {
         self.pages.contains(url)
+    }
+
+    /// Does the snapshot have rules for some page of the host?
+    pub(crate) fn has_pages(&self) -> bool {
+        !self.pages.is_empty()
     }
 
     /// What every request of the host reads of them ([`RulesHead`]).
@@ -81,7 +87,6 @@ impl HostRules {
         RulesHead {
             points: &self.points,
             first_known: self.first_known,
-            has_pages: !self.pages.is_empty(),
         }
     }
 }
@@ -99,8 +104,6 @@ pub(crate) struct RulesHead<'c> {
     pub(crate) points: &'c [i64],
     /// When the first known robots.txt version begins.
     pub(crate) first_known: i64,
-    /// The snapshot has rules for some page of the host.
-    pub(crate) has_pages: bool,
 }
 
 /// A request's judgement of Disallow and what it leaves for the ordered

@@ -305,17 +305,17 @@ impl<'c> Hosts<'c> {
                     .filter(|r| **ctx.host_name(r.id()) == *name)
                     .map(HostRules::id);
                 let name: Arc<str> = name.into();
-                let head = rules.map(HostRules::head).unwrap_or_default();
-                self.flags.push(
-                    if rules.is_some() { DESCRIBED } else { 0 }
-                        | if head.has_pages { HAS_PAGES } else { 0 },
-                );
+                self.flags.push(match rules {
+                    Some(r) if r.has_pages() => DESCRIBED | HAS_PAGES,
+                    Some(_) => DESCRIBED,
+                    None => 0,
+                });
                 self.slots.push(HostSlot {
                     name: name.clone(),
                     rules,
                     owned,
                     id,
-                    head,
+                    head: rules.map(HostRules::head).unwrap_or_default(),
                     other: None,
                 });
                 self.ids.insert(name, h);
@@ -386,7 +386,7 @@ impl<'c> Hosts<'c> {
     }
 
     /// Has the snapshot rules for some page of the host numbered `h`
-    /// (its slot's [`RulesHead::has_pages`], read without the slot)?
+    /// ([`HostRules::has_pages`], read without the slot or the rules)?
     pub(crate) fn has_pages(&self, h: u32) -> bool {
         self.flags[h as usize] & HAS_PAGES != 0
     }

@@ -1030,7 +1030,7 @@ impl<'c> Collector<'c> {
             && !robots_txt
             && crawler.engine().is_some()
             && (ctx.state.is_some()
-                || (slot.head.has_pages && slot.rules.is_some_and(|r| r.has_page(&path))))
+                || (hosts.has_pages(h) && slot.rules.is_some_and(|r| r.has_page(&path))))
         {
             kept.push_fetch(
                 charged_host,

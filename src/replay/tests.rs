@@ -1869,8 +1869,9 @@ fn a_host_whose_policy_never_changes_is_judged_as_one_whose_does() {
 }
 
 /// A worker's slot for a host holds what every request reads of the
-/// host's rules (their change points, the first known version, whether
-/// any page has rules), the same as the rules themselves, and a host the
+/// host's rules (their change points, the first known version), and the
+/// host table's flags whether the snapshot describes the host and whether
+/// any page has rules, the same as the rules themselves; a host the
 /// snapshot does not describe has none.
 #[test]
 fn a_hosts_slot_holds_what_every_request_reads_of_its_rules() {
@@ -1904,7 +1905,7 @@ fn a_hosts_slot_holds_what_every_request_reads_of_its_rules() {
             snap.first_known(host).unwrap(),
             "{host}"
         );
-        assert_eq!(slot.head.has_pages, pages, "{host}");
+        assert_eq!(rules.has_pages(), pages, "{host}");
         assert_eq!(rules.has_page("/gone"), pages, "{host}");
         assert_eq!(hosts.has_pages(h), pages, "{host}");
         assert!(hosts.described(h), "{host}");
@@ -1915,6 +1916,6 @@ fn a_hosts_slot_holds_what_every_request_reads_of_its_rules() {
     let (h, _) = hosts.get(&c, b"elsewhere.example", None);
     let slot = hosts.slot(h);
     assert!(slot.rules.is_none());
-    assert!(slot.head.points.is_empty() && !slot.head.has_pages);
+    assert!(slot.head.points.is_empty());
     assert!(!hosts.described(h) && !hosts.has_pages(h));
 }
