@@ -159,6 +159,19 @@ impl DelayedRows {
     }
 
     /// The chunk is read: the address map goes, the vectors are trimmed.
+    /// Its rows and their URLs' bytes: what the next chunk on the same
+    /// worker reserves ([`DelayedRows::reserve`]).
+    pub(crate) fn size(&self) -> (usize, usize) {
+        (self.rows.len(), self.urls.len())
+    }
+
+    /// Room for `rows` rows whose URLs take `url_bytes` bytes, reserved at
+    /// once rather than grown by doubling (each doubling copies the rows).
+    pub(crate) fn reserve(&mut self, (rows, url_bytes): (usize, usize)) {
+        self.rows.reserve(rows);
+        self.urls.reserve(url_bytes);
+    }
+
     pub(crate) fn seal(&mut self) {
         self.ids = HashMap::new();
         self.rows.shrink_to_fit();

@@ -11,7 +11,7 @@ use foldhash::{HashMap, HashMapExt};
 use super::findings::UserTriggered;
 use super::gathered::Gathered;
 use super::hosts::Hosts;
-use super::kept::Kept;
+use super::kept::{Kept, Sizes};
 use super::violations::Cells;
 use super::{Context, ViolationKind, Violations};
 
@@ -268,7 +268,7 @@ impl std::fmt::Debug for Rules<'_> {
 /// [`super::replay_gathered`].
 #[derive(Debug, Default)]
 pub struct Lookups<'c> {
-    kept: Mutex<Vec<(Rules<'c>, Hosts<'c>)>>,
+    kept: Mutex<Vec<(Rules<'c>, Hosts<'c>, Sizes)>>,
     gathered: Option<Mutex<Gathered>>,
 }
 
@@ -281,13 +281,14 @@ impl<'c> Lookups<'c> {
         }
     }
 
-    /// Lookups over `ctx`: those kept from a finished chunk, or new ones.
-    pub(crate) fn take(&self, ctx: &'c Context) -> (Rules<'c>, Hosts<'c>) {
+    /// Lookups over `ctx`: those kept from a finished chunk, with how much
+    /// that chunk kept, or new ones.
+    pub(crate) fn take(&self, ctx: &'c Context) -> (Rules<'c>, Hosts<'c>, Sizes) {
         self.kept
             .lock()
             .ok()
             .and_then(|mut kept| kept.pop())
-            .unwrap_or_else(|| (Rules::new(ctx), Hosts::default()))
+            .unwrap_or_else(|| (Rules::new(ctx), Hosts::default(), Sizes::default()))
     }
 
     /// Frees the lookups kept (the chunks are all read).
@@ -299,10 +300,11 @@ impl<'c> Lookups<'c> {
         drop(kept);
     }
 
-    /// Keeps a finished chunk's lookups for the next chunk.
-    pub(crate) fn give_back(&self, rules: Rules<'c>, hosts: Hosts<'c>) {
+    /// Keeps a finished chunk's lookups, and how much it kept (`sizes`),
+    /// for the next chunk.
+    pub(crate) fn give_back(&self, rules: Rules<'c>, hosts: Hosts<'c>, sizes: Sizes) {
         if let Ok(mut kept) = self.kept.lock() {
-            kept.push((rules, hosts));
+            kept.push((rules, hosts, sizes));
         }
     }
 

@@ -158,8 +158,39 @@ pub(crate) struct Kept {
     activities_taken: bool,
 }
 
+/// How much one chunk's [`Kept`] held of what grows with its requests:
+/// the next chunk on the same worker reserves as much at once
+/// ([`Kept::reserve`]), instead of growing each vector by doubling (a
+/// CDN log's chunk charges about 11,000 (host, identity) pairs of over
+/// 200 bytes each; each doubling copies them and touches new pages).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Sizes {
+    /// The (host, identity) pairs charged.
+    pub(crate) charged: usize,
+    /// The Disallow violations' rows, URL bytes and distinct texts.
+    violations: (usize, usize, usize),
+    /// The delayed requests' rows and URL bytes.
+    delayed: (usize, usize),
+}
+
 /// What the collector adds to a chunk's [`Kept`] as it reads.
 impl Kept {
+    /// How much it holds ([`Sizes`]).
+    pub(crate) fn sizes(&self) -> Sizes {
+        Sizes {
+            charged: self.charged.len(),
+            violations: self.violations.size(),
+            delayed: self.delayed.size(),
+        }
+    }
+
+    /// Room for as much as `sizes` says, reserved at once.
+    pub(crate) fn reserve(&mut self, sizes: &Sizes) {
+        self.charged.reserve(sizes.charged);
+        self.violations.reserve(sizes.violations);
+        self.delayed.reserve(sizes.delayed);
+    }
+
     /// Requests by class, to count one.
     pub(crate) fn counts_mut(&mut self) -> &mut Counts {
         &mut self.counts

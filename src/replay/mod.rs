@@ -790,7 +790,12 @@ impl<'c> Collector<'c> {
     /// once per chunk).
     pub fn with_lookups(ctx: &'c Context, lookups: &'c disallow::Lookups<'c>) -> Self {
         let mut collector = Collector::new(ctx);
-        (collector.rules, collector.hosts) = lookups.take(ctx);
+        let sizes;
+        (collector.rules, collector.hosts, sizes) = lookups.take(ctx);
+        // What the worker's last chunk kept, reserved at once: the next
+        // chunk of the same log keeps about as much.
+        collector.kept.reserve(&sizes);
+        collector.charged_ids.reserve(sizes.charged);
         collector.lookups = Some(lookups);
         collector
     }
@@ -1273,7 +1278,7 @@ impl Sink for Collector<'_> {
         match self.lookups {
             Some(lookups) => {
                 let rules = std::mem::replace(&mut self.rules, disallow::Rules::new(self.ctx));
-                lookups.give_back(rules, std::mem::take(&mut self.hosts));
+                lookups.give_back(rules, std::mem::take(&mut self.hosts), self.kept.sizes());
             }
             None => {
                 self.rules.clear();

@@ -408,6 +408,9 @@ pub struct Violations {
     /// empty while the rows are in the order they were added (the order
     /// costs 8 bytes a row, only when it is not that one).
     order: Vec<u64>,
+    /// The rows, URL bytes and texts the next block made reserves at
+    /// once ([`Violations::reserve`]), then zero.
+    room: (usize, usize, usize),
 }
 
 fn at(block: usize, row: usize) -> u64 {
@@ -475,6 +478,29 @@ impl Violations {
         self.push_cells(&Cells::from(&v));
     }
 
+    /// Its rows, their URLs' bytes and the distinct texts its blocks
+    /// hold: what the next chunk on the same worker reserves
+    /// ([`Violations::reserve`]).
+    pub(crate) fn size(&self) -> (usize, usize, usize) {
+        self.blocks
+            .iter()
+            .fold((0, 0, 0), |(rows, urls, texts), b| {
+                (
+                    rows + b.rows.len(),
+                    urls + b.urls.len(),
+                    texts + b.texts.len(),
+                )
+            })
+    }
+
+    /// Room for `rows` rows whose URLs take `url_bytes` bytes and which
+    /// name `texts` distinct texts, made at once in the next block
+    /// [`Violations::push_cells`] makes, rather than grown by doubling
+    /// (each doubling copies the rows, or rehashes the texts' numbers).
+    pub(crate) fn reserve(&mut self, room: (usize, usize, usize)) {
+        self.room = room;
+    }
+
     /// Adds a row after the others, from its cells.
     ///
     /// # Panics
@@ -485,7 +511,14 @@ impl Violations {
             if let Some(last) = self.blocks.last_mut() {
                 last.seal();
             }
-            self.blocks.push(Block::default());
+            let (rows, url_bytes, texts) = std::mem::take(&mut self.room);
+            self.blocks.push(Block {
+                rows: Vec::with_capacity(rows),
+                urls: String::with_capacity(url_bytes),
+                texts: Vec::with_capacity(texts),
+                ids: HashMap::with_capacity(texts),
+                ..Block::default()
+            });
             self.starts.push(self.len);
         }
         let last = self.blocks.len() - 1;
@@ -939,6 +972,28 @@ mod tests {
             detail: String::new().into(),
             user_agent: line.map(|_| "GPTBot/1.0".into()),
         }
+    }
+
+    #[test]
+    fn the_room_reserved_is_made_in_the_next_block_once_and_sizes_count_it() {
+        let mut table = Violations::default();
+        assert_eq!(table.size(), (0, 0, 0));
+        table.reserve((100, 2_000, 40));
+        let first = row(1, "a.example", "/first", ViolationKind::Disallow, Some(3));
+        table.push(first.clone());
+        let block = &table.blocks[0];
+        assert!(block.rows.capacity() >= 100, "{}", block.rows.capacity());
+        assert!(block.urls.capacity() >= 2_000, "{}", block.urls.capacity());
+        assert!(block.texts.capacity() >= 40, "{}", block.texts.capacity());
+        assert_eq!(table.room, (0, 0, 0), "the room is used once");
+        // Host, crawler, address, method, rule, detail, version and agent:
+        // eight distinct texts, each once for the rows that share them.
+        table.push(Violation {
+            url: "/second".into(),
+            ..first
+        });
+        assert_eq!(table.size(), (2, "/first/second".len(), 8));
+        assert_eq!(table.get(1).map(|v| v.url()), Some("/second"));
     }
 
     #[test]

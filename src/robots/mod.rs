@@ -498,13 +498,16 @@ fn product_token_bytes(value: &[u8]) -> &[u8] {
     &value[..end]
 }
 
+/// A block's Allow and Disallow lines as read: kind, line number, value.
+type RuleLines<'a> = Vec<(RuleKind, u32, &'a [u8])>;
+
 /// A block as [`Robots::parse_with`] reads it: its `User-agent` lines and
 /// delays, its rules as written (compiled when the block is complete), and
 /// where its lines lie in the file.
 struct Building<'a> {
     block: Block,
     /// Allow and Disallow lines: kind, line number, value.
-    rules: Vec<(RuleKind, u32, &'a [u8])>,
+    rules: RuleLines<'a>,
     /// The number of its first line, and the length of its value (the
     /// bytes of the line before the value are not in the block's text: a
     /// line cut at its longest keeps a value of that length).
@@ -517,11 +520,13 @@ struct Building<'a> {
 
 impl<'a> Building<'a> {
     /// A block whose first line, numbered `first_line`, has its value of
-    /// `len` bytes at byte `start`.
-    fn new(first_line: u32, start: usize, len: usize) -> Self {
+    /// `len` bytes at byte `start`; `rules` (empty, with room) will hold
+    /// its Allow and Disallow lines.
+    fn new(first_line: u32, start: usize, len: usize, rules: RuleLines<'a>) -> Self {
+        debug_assert!(rules.is_empty());
         Building {
             block: Block::default(),
-            rules: Vec::new(),
+            rules,
             first_line: (first_line, len),
             start,
             end: start + len,
@@ -539,13 +544,19 @@ impl<'a> Building<'a> {
     /// more than one file is that block, its rules not compiled again: the
     /// same bytes on the same lines read as the same lines (the tokenizer
     /// reads each line of its own bytes), so they make the same block.
-    fn finish(self, body: &[u8], patterns: &mut Patterns) -> Arc<Block> {
+    /// Its lines' vector comes back emptied (its room kept), for the next
+    /// block.
+    fn finish(mut self, body: &[u8], patterns: &mut Patterns) -> (Arc<Block>, RuleLines<'a>) {
         let text = &body[self.start..self.end];
         if let Some(shared) = patterns.block_written(self.first_line, text) {
-            return shared;
+            self.rules.clear();
+            return (shared, self.rules);
         }
         let mut block = self.block;
-        for (kind, line, value) in self.rules {
+        // One allocation for the rules (an `Allow: /dir/index.html` adds a
+        // second rule, and a rare growth).
+        block.rules.reserve_exact(self.rules.len());
+        for (kind, line, value) in self.rules.drain(..) {
             let escaped = pattern::escape_pattern(value);
             let rule = Rule {
                 kind,
@@ -581,7 +592,7 @@ impl<'a> Building<'a> {
         });
         block.rules.shrink_to_fit();
         // Indexed once shared: a block met before has its index already.
-        patterns.block(block, self.first_line, text)
+        (patterns.block(block, self.first_line, text), self.rules)
     }
 }
 
@@ -609,6 +620,12 @@ impl Robots {
         let mut blocks: Vec<Arc<Block>> = Vec::new();
         // The block being read.
         let mut building: Option<Building<'_>> = None;
+        // The blocks' Allow and Disallow lines, one vector handed from
+        // block to block, made once with room for every line of the file
+        // (grown by doubling, a file of hundreds of rules copied its lines
+        // nine times).
+        let read = &body[..body.len().min(MAX_ROBOTS_BYTES)];
+        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', read).count() + 1);
         // True once the current block has seen an Allow/Disallow line: the
         // next User-agent line then starts a new block.
         let mut block_has_rule = false;
@@ -621,9 +638,16 @@ impl Robots {
                 Key::UserAgent => {
                     if building.is_none() || block_has_rule {
                         if let Some(done) = building.take() {
-                            blocks.push(done.finish(body, patterns));
+                            let (block, emptied) = done.finish(body, patterns);
+                            blocks.push(block);
+                            lines = emptied;
                         }
-                        building = Some(Building::new(number, at(line.value), line.value.len()));
+                        building = Some(Building::new(
+                            number,
+                            at(line.value),
+                            line.value.len(),
+                            std::mem::take(&mut lines),
+                        ));
                         block_has_rule = false;
                     }
                     let block = building.as_mut().expect("a block was started");
@@ -696,7 +720,7 @@ impl Robots {
             }
         });
         if let Some(done) = building.take() {
-            blocks.push(done.finish(body, patterns));
+            blocks.push(done.finish(body, patterns).0);
         }
         robots.blocks = blocks;
         // A name written as such also selects the blocks that the
