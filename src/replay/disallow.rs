@@ -663,9 +663,9 @@ impl<'c> Rules<'c> {
             };
         }
         // Disallowed by every cached version, and what the policy in force
-        // at the request's time decided.
+        // at the request's time (the window's policy `i`) decided.
         let mut disallowed_everywhere = !hit.robots_txt;
-        let mut decided_now: Option<Option<&'c crate::robots::Rule>> = None;
+        let mut decided_now: Option<(usize, Option<&'c crate::robots::Rule>)> = None;
         if disallowed_everywhere {
             for (i, (policy, group)) in policies.iter().zip(groups).enumerate() {
                 let (allowed, rule) = match (policy, group) {
@@ -681,14 +681,18 @@ impl<'c> Rules<'c> {
                     break;
                 }
                 if selection.now == Some(i) {
-                    decided_now = Some(rule);
+                    decided_now = Some((i, rule));
                 }
             }
         }
         let delay = selection.delay;
-        if let (Some(now), Some(rule)) = (&selection.window.now, decided_now) {
+        // The policy in force is the window's policy of its key (one key,
+        // one policy), read where the selection holds it: a window of one
+        // policy is not read through its `Arc` (with thousands of hosts,
+        // a miss in the cache per violation).
+        if let Some((i, rule)) = decided_now {
             if disallowed_everywhere {
-                let (now, cached) = (now.clone(), policies.len());
+                let (now, cached) = (policies[i].clone(), policies.len());
                 self.violation(hit, &now, rule, cached, violations, user_triggered);
             }
         }
