@@ -158,7 +158,6 @@ impl DelayedRows {
         self.rows.len()
     }
 
-    /// The chunk is read: the address map goes, the vectors are trimmed.
     /// Its rows and their URLs' bytes: what the next chunk on the same
     /// worker reserves ([`DelayedRows::reserve`]).
     pub(crate) fn size(&self) -> (usize, usize) {
@@ -172,6 +171,7 @@ impl DelayedRows {
         self.urls.reserve(url_bytes);
     }
 
+    /// The chunk is read: the address map goes, the vectors are trimmed.
     pub(crate) fn seal(&mut self) {
         self.ids = HashMap::new();
         self.rows.shrink_to_fit();
