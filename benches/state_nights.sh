@@ -19,7 +19,8 @@
 #
 # Usage: benches/state_nights.sh [CASE...]   (default: all three)
 # Env:   BENCH_DIR (default ./bench-data), RUNS (default 9),
-#        CRAWLAUDIT_BIN=PATH: time that binary instead of the release build's
+#        CRAWLAUDIT_BIN=PATH: time that binary instead of the release build's,
+#        SETUP_ONLY=1: make the cases' logs and snapshot, time nothing
 # Needs: python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,6 +83,9 @@ PY
       ;;
     *) echo "unknown case $case" >&2; exit 2 ;;
   esac
+  # SETUP_ONLY=1: the case's logs are made; nothing is timed
+  # (benches/identical.sh uses them).
+  [ -n "${SETUP_ONLY:-}" ] && continue
   WORK=$(mktemp -d "$DIR/.state-nights.XXXXXX")
   # The first night's state, from no state.
   "$BIN" audit "$LOG" "${SNAP[@]}" --out "$WORK/out" --state "$WORK/first.state" --quiet > /dev/null 2>&1

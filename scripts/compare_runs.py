@@ -6,11 +6,14 @@ the `--state` files.
 
 Cases: the bundled demo; every real log under ../shared/data/logs with the
 snapshot `scripts/sweep.py` writes for it, plain and as two nightly runs
-with `--state`; and any extra `LOG SNAPSHOT` pairs given with --case (the
-benchmark's generated logs, for instance).
+with `--state`; any extra `LOG SNAPSHOT` pairs given with --case (the
+benchmark's generated logs, for instance), plain and with `--state`; and
+any `LOG NEXT SNAPSHOT` given with --nights: two nights with one state
+file, LOG's and then NEXT's (the next day's log, as
+`benches/state_nights.sh` makes it), SNAPSHOT `-` for none.
 
     python3 scripts/compare_runs.py OLD NEW [--data ../shared/data]
-        [--case LOG SNAPSHOT]...
+        [--case LOG SNAPSHOT]... [--nights LOG NEXT SNAPSHOT]...
 
 Relative paths are taken from the current directory (`--data` defaults to
 the `shared/data` beside the repository): run it from the directory that
@@ -19,7 +22,9 @@ benchmarks' directory:
 
     cd ~/bench-data && python3 /path/to/scripts/compare_runs.py OLD NEW \
         --case combined-256M-1.log snapshot \
-        --case vhost-10000-256M-1.log snapshot-10000
+        --case vhost-10000-256M-1.log snapshot-10000 \
+        --nights vhost-10000-256M-1.log vhost-10000-256M-1.next.log snapshot-10000 \
+        --nights hosts-100000.log hosts-100000.next.log -
 
 A --case file that does not exist stops the script; a case that fails in
 both builds is printed as "same (both exit N, ...)".
@@ -95,10 +100,11 @@ def main():
     ap.add_argument("new")
     ap.add_argument("--data", default=str(pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "data"))
     ap.add_argument("--case", nargs=2, action="append", default=[], metavar=("LOG", "SNAPSHOT"))
+    ap.add_argument("--nights", nargs=3, action="append", default=[], metavar=("LOG", "NEXT", "SNAPSHOT"))
     a = ap.parse_args()
-    for log, snap in a.case:
-        for p in (log, snap):
-            if not pathlib.Path(p).exists():
+    for paths in [*a.case, *a.nights]:
+        for p in paths:
+            if p != "-" and not pathlib.Path(p).exists():
                 sys.exit(f"compare_runs: {p} does not exist (relative paths are taken from {pathlib.Path.cwd()})")
     ok = True
     with tempfile.TemporaryDirectory(prefix="crawlaudit-compare-") as t:
@@ -116,6 +122,11 @@ def main():
         for i, (log, snap) in enumerate(a.case):
             ok &= case(f"case{i}-{pathlib.Path(log).name}", a.old, a.new, [str(pathlib.Path(log).resolve()), "--snapshot", str(pathlib.Path(snap).resolve())], tmp)
             ok &= case(f"case{i}+state", a.old, a.new, [str(pathlib.Path(log).resolve()), "--snapshot", str(pathlib.Path(snap).resolve())], tmp, state=f"case{i}")
+        for i, (log, following, snap) in enumerate(a.nights):
+            snapshot = [] if snap == "-" else ["--snapshot", str(pathlib.Path(snap).resolve())]
+            for night, f in ((1, log), (2, following)):
+                args = [str(pathlib.Path(f).resolve()), *snapshot]
+                ok &= case(f"nights{i}-{night}-{pathlib.Path(f).name}", a.old, a.new, args, tmp, state=f"nights{i}")
     sys.exit(0 if ok else 1)
 
 

@@ -15,6 +15,7 @@ import textwrap
 import unittest
 from contextlib import redirect_stdout
 from io import StringIO
+from unittest.mock import patch
 
 SCRIPTS = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(SCRIPTS))
@@ -116,7 +117,10 @@ if os.environ.get("CRAWLAUDIT_FAKE_EXTRA"):
     (out / "extra.csv").write_text("")
 if "--state" in args:
     state = pathlib.Path(args[args.index("--state") + 1])
-    state.write_text(os.environ.get("CRAWLAUDIT_FAKE_STATE", "state"))
+    # A second night reads the first night's state: CRAWLAUDIT_FAKE_SECOND
+    # changes what it writes then.
+    second = state.exists() and os.environ.get("CRAWLAUDIT_FAKE_SECOND")
+    state.write_text(second or os.environ.get("CRAWLAUDIT_FAKE_STATE", "state"))
 """
 
 
@@ -163,6 +167,31 @@ class CompareRuns(unittest.TestCase):
         ok, line = self.case(self.build("c"), self.build("d", CRAWLAUDIT_FAKE_EXIT="2"))
         self.assertFalse(ok)
         self.assertTrue(line.startswith("DIFF c: exit 0 vs 2"), line)
+
+    def test_nights_run_the_next_log_from_the_first_nights_state(self):
+        logs = self.tmp / "logs"
+        logs.mkdir()
+        first, following = logs / "day1.log", logs / "day2.log"
+        first.write_text("")
+        following.write_text("")
+        old = self.build("a")
+
+        def nights(new: str):
+            printed = StringIO()
+            argv = ["compare_runs", old, new, "--data", str(self.tmp / "no-data"),
+                    "--nights", str(first), str(following), "-"]
+            with redirect_stdout(printed), patch.object(sys, "argv", argv):
+                with self.assertRaises(SystemExit) as exit_:
+                    compare_runs.main()
+            return exit_.exception.code, printed.getvalue().splitlines()
+
+        code, lines = nights(self.build("b"))
+        self.assertEqual((code, lines), (0, ["same demo", "same nights0-1-day1.log", "same nights0-2-day2.log"]))
+        # A build that differs only when it reads a state file: the second
+        # night alone differs, so it ran from the first night's state.
+        code, lines = nights(self.build("c", CRAWLAUDIT_FAKE_SECOND="other"))
+        self.assertEqual(code, 1)
+        self.assertEqual(lines[1:], ["same nights0-1-day1.log", "DIFF nights0-2-day2.log: state differs"])
 
     def test_a_summary_is_normalized_without_its_run_time(self):
         path = self.tmp / "summary.json"
