@@ -84,7 +84,7 @@ PY
     *) echo "unknown case $case" >&2; exit 2 ;;
   esac
   # SETUP_ONLY=1: the case's logs are made; nothing is timed
-  # (benches/identical.sh uses them).
+  # (for scripts/compare_runs.py --nights).
   [ -n "${SETUP_ONLY:-}" ] && continue
   WORK=$(mktemp -d "$DIR/.state-nights.XXXXXX")
   # The first night's state, from no state.

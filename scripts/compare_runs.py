@@ -102,10 +102,13 @@ def main():
     ap.add_argument("--case", nargs=2, action="append", default=[], metavar=("LOG", "SNAPSHOT"))
     ap.add_argument("--nights", nargs=3, action="append", default=[], metavar=("LOG", "NEXT", "SNAPSHOT"))
     a = ap.parse_args()
-    for paths in [*a.case, *a.nights]:
-        for p in paths:
-            if p != "-" and not pathlib.Path(p).exists():
-                sys.exit(f"compare_runs: {p} does not exist (relative paths are taken from {pathlib.Path.cwd()})")
+    # Every path given must exist, but a night's SNAPSHOT `-` (none).
+    given = [p for pair in a.case for p in pair]
+    for log, following, snap in a.nights:
+        given += [log, following] + ([] if snap == "-" else [snap])
+    for p in given:
+        if not pathlib.Path(p).exists():
+            sys.exit(f"compare_runs: {p} does not exist (relative paths are taken from {pathlib.Path.cwd()})")
     ok = True
     with tempfile.TemporaryDirectory(prefix="crawlaudit-compare-") as t:
         tmp = pathlib.Path(t)
