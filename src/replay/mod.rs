@@ -737,7 +737,8 @@ pub struct Collector<'c> {
     /// Short Referer values as logged (`-`, an engine's home page) to the
     /// referrer pattern their host matches: most referred visits skip
     /// reading the URL.
-    referer_values: HashMap<[u8; hosts::SHORT + 1], Option<usize>>,
+    referer_values:
+        std::collections::HashMap<[u8; hosts::SHORT + 1], Option<usize>, hosts::ShortKeys>,
     /// The robots.txt lookups of the chunk.
     rules: disallow::Rules<'c>,
     /// Where the lookups go when the chunk is done, for the next chunk.
@@ -774,7 +775,7 @@ impl<'c> Collector<'c> {
             identity_run_ids: Vec::new(),
             hosts: Hosts::default(),
             referers: HashMap::new(),
-            referer_values: HashMap::new(),
+            referer_values: Default::default(),
             rules: disallow::Rules::new(ctx),
             lookups: None,
             charged_ids: HashMap::new(),
@@ -1273,7 +1274,7 @@ impl Sink for Collector<'_> {
         self.identity_ids = HashMap::new();
         self.identity_run_ids = Vec::new();
         self.referers = HashMap::new();
-        self.referer_values = HashMap::new();
+        self.referer_values = Default::default();
         self.charged_ids = HashMap::new();
         match self.lookups {
             Some(lookups) => {
