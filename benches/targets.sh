@@ -16,7 +16,8 @@
 # (benches/identical.sh).
 #
 # Usage: benches/targets.sh [BIN]   (default: the release build's binary)
-# Env:   BENCH_DIR (default ./bench-data), SKIP_4G=1
+# Env:   BENCH_DIR (default ./bench-data; a path without spaces: farm-bench
+#        splits its --vs command as a shell splits words), SKIP_4G=1
 # Needs: farm-bench (the tool library's timer: medians, pairs' ratios),
 #        GNU time (/usr/bin/time), gzip.
 set -euo pipefail
