@@ -12,8 +12,10 @@
 #      4 GiB audit (A) against the 256 MiB one (B), their wall ratio times
 #      B's lines over A's; skipped with SKIP_4G=1 (the 4 GiB log and its
 #      gzip take about 5 GB of disk)
-# `--state` has its own script (benches/state_nights.sh), byte identity too
-# (benches/identical.sh).
+# `--state` has its own script (benches/state_nights.sh), byte identity
+# too (scripts/compare_runs.py), and so has the disk's floor under the
+# first two (benches/disk_floor.sh: no audit that writes its report to a
+# disk runs faster than the disk writes the report).
 #
 # Usage: benches/targets.sh [BIN]   (default: the release build's binary)
 # Env:   BENCH_DIR (default ./bench-data; a path without spaces: farm-bench
@@ -21,17 +23,14 @@
 # Needs: farm-bench (the tool library's timer: medians, pairs' ratios),
 #        GNU time (/usr/bin/time), gzip.
 set -euo pipefail
+# BIN as the caller meant it, before the move to the repository.
+BIN_ARG=${1:+$(realpath "$1")}
 cd "$(dirname "$0")/.."
 DIR=${BENCH_DIR:-bench-data}
 export BENCH_DIR=$DIR
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
-if [ $# -ge 1 ]; then
-  BIN=$(realpath "$1")
-else
-  cargo build --quiet --release --bin crawlaudit
-  BIN=$CARGO_TARGET_DIR/release/crawlaudit
-fi
-command -v farm-bench > /dev/null || { echo "farm-bench not found (the tool library's timer)" >&2; exit 2; }
+. benches/common.sh
+pick_bin ${BIN_ARG:+"$BIN_ARG"}
+need_farm_bench
 CRAWLAUDIT_BIN=$BIN SETUP_ONLY=1 benches/e2e_logs.sh 1G 1 > /dev/null
 CRAWLAUDIT_BIN=$BIN HOSTS=10000 SETUP_ONLY=1 benches/e2e_logs.sh 1G 1 > /dev/null
 if [ -z "${SKIP_4G:-}" ]; then

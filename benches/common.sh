@@ -1,0 +1,20 @@
+# Shared by the benches' scripts that time a build with `farm-bench`
+# (sourced, from the repository's root).
+
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
+
+# pick_bin [PATH]: sets BIN to PATH, made absolute, or, without one, to the
+# release build's binary, built first.
+pick_bin() {
+  if [ $# -ge 1 ]; then
+    BIN=$(realpath "$1")
+  else
+    cargo build --quiet --release --bin crawlaudit
+    BIN=$CARGO_TARGET_DIR/release/crawlaudit
+  fi
+}
+
+# need_farm_bench: exits 2 when the tool library's timer is not on PATH.
+need_farm_bench() {
+  command -v farm-bench > /dev/null || { echo "farm-bench not found (the tool library's timer)" >&2; exit 2; }
+}
