@@ -8,7 +8,7 @@
 # be written before the last line is read, and a run takes at least its
 # reading plus the writing of its report. The floor command writes the
 # report's files as the product does (each file by a process of its own,
-# `O_DIRECT` 1 MiB at a time, synced), the same number of bytes, from
+# `O_DIRECT` 1 MiB at a time, synced), exactly the same number of bytes, from
 # /dev/zero; its time bounds from below the writing stage of any audit that
 # writes that report to that directory's disk, and so its throughput:
 # log bytes / floor.
@@ -38,10 +38,10 @@ writers=""
 for f in "$OUT"/report/*; do
   size=$(stat -c %s "$f")
   report_bytes=$((report_bytes + size))
-  # Whole MiB, rounded up: O_DIRECT writes whole blocks.
-  mib=$(((size + 1048575) / 1048576))
-  [ "$mib" -gt 0 ] || continue
-  writers="$writers dd if=/dev/zero of=\$d/$(basename "$f") bs=1M count=$mib oflag=direct conv=fsync status=none &"
+  [ "$size" -gt 0 ] || continue
+  # Exactly the file's bytes (GNU dd writes a last partial block without
+  # O_DIRECT).
+  writers="$writers dd if=/dev/zero of=\$d/$(basename "$f") bs=1M count=$size iflag=count_bytes oflag=direct conv=fsync status=none &"
 done
 # Each run writes new files into a directory of its own (nothing is
 # truncated or removed inside the timing: the floor stays a lower bound).
