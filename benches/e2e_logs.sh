@@ -10,7 +10,8 @@
 # stages (`--timings`).
 #
 # Usage: benches/e2e_logs.sh [SIZE] [SEED]     (default 1G 1)
-# Env:   BENCH_DIR (default ./bench-data), SKIP_GOACCESS=1, SKIP_PYTHON=1, THREADS=N, SETUP_ONLY=1,
+# Env:   BENCH_DIR (default the repository's bench-data; a relative path is
+#        the caller's), SKIP_GOACCESS=1, SKIP_PYTHON=1, THREADS=N, SETUP_ONLY=1,
 #        PAGE_CACHE=small|large|asis (how the page cache holds the plain log; below),
 #        HOSTS=N: a CDN's vhost_combined log of N hosts instead, each host with
 #        its own robots.txt (the shop's and a Disallow of its own), no pages;
@@ -19,6 +20,8 @@
 #        instead of the release build's
 # Needs: gzip, GNU time (/usr/bin/time); GoAccess (apt-get install goaccess).
 set -euo pipefail
+# A BENCH_DIR given is the caller's path; the default is the repository's.
+[ -z "${BENCH_DIR:-}" ] || BENCH_DIR=$(realpath -m "$BENCH_DIR")
 cd "$(dirname "$0")/.."
 SIZE=${1:-1G}
 SEED=${2:-1}

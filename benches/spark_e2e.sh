@@ -8,9 +8,12 @@
 # the shuffle; checks that both reports are the same bytes.
 #
 # Usage: benches/spark_e2e.sh [SIZE] [SEED]     (default 1G 1)
-# Env:   BENCH_DIR (default ./bench-data), FILES (default 16), SHARDS (default 2),
+# Env:   BENCH_DIR (default the repository's bench-data; a relative path is
+#        the caller's), FILES (default 16), SHARDS (default 2),
 #        RUNS (default 3), CRAWLAUDIT_PY_ENVS (scripts/spark-env's, default ~/.cache/crawlaudit-py)
 set -euo pipefail
+# A BENCH_DIR given is the caller's path; the default is the repository's.
+[ -z "${BENCH_DIR:-}" ] || BENCH_DIR=$(realpath -m "$BENCH_DIR")
 cd "$(dirname "$0")/.."
 SIZE=${1:-1G}
 SEED=${2:-1}

@@ -18,11 +18,14 @@
 # ratios, and the peak RSS.
 #
 # Usage: benches/state_nights.sh [CASE...]   (default: all three)
-# Env:   BENCH_DIR (default ./bench-data), RUNS (default 9),
+# Env:   BENCH_DIR (default the repository's bench-data; a relative path is
+#        the caller's), RUNS (default 9),
 #        CRAWLAUDIT_BIN=PATH: time that binary instead of the release build's,
 #        SETUP_ONLY=1: make the cases' logs and snapshot, time nothing
 # Needs: python3.
 set -euo pipefail
+# A BENCH_DIR given is the caller's path; the default is the repository's.
+[ -z "${BENCH_DIR:-}" ] || BENCH_DIR=$(realpath -m "$BENCH_DIR")
 cd "$(dirname "$0")/.."
 DIR=${BENCH_DIR:-bench-data}
 RUNS=${RUNS:-9}

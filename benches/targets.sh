@@ -18,13 +18,16 @@
 # disk runs faster than the disk writes the report).
 #
 # Usage: benches/targets.sh [BIN]   (default: the release build's binary)
-# Env:   BENCH_DIR (default ./bench-data; a path without spaces: farm-bench
-#        splits its --vs command as a shell splits words), SKIP_4G=1
+# Env:   BENCH_DIR (default the repository's bench-data; a relative path is
+#        the caller's; a path without spaces: farm-bench splits its --vs
+#        command as a shell splits words), SKIP_4G=1
 # Needs: farm-bench (the tool library's timer: medians, pairs' ratios),
 #        GNU time (/usr/bin/time), gzip.
 set -euo pipefail
 # BIN as the caller meant it, before the move to the repository.
 BIN_ARG=${1:+$(realpath "$1")}
+# A BENCH_DIR given is the caller's path; the default is the repository's.
+[ -z "${BENCH_DIR:-}" ] || BENCH_DIR=$(realpath -m "$BENCH_DIR")
 cd "$(dirname "$0")/.."
 DIR=${BENCH_DIR:-bench-data}
 export BENCH_DIR=$DIR
