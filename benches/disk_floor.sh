@@ -23,8 +23,8 @@ set -euo pipefail
 LOG=$(realpath "$1")
 SNAP=$(realpath "$2")
 BIN_ARG=${3:+$(realpath "$3")}
-cd "$(dirname "$0")/.."
-. benches/common.sh
+. "$(dirname "$0")/common.sh"
+enter_repo
 pick_bin ${BIN_ARG:+"$BIN_ARG"}
 need_farm_bench
 RUNS=${RUNS:-5}

@@ -20,13 +20,11 @@
 #        instead of the release build's
 # Needs: gzip, GNU time (/usr/bin/time); GoAccess (apt-get install goaccess).
 set -euo pipefail
-# A BENCH_DIR given is the caller's path; the default is the repository's.
-[ -z "${BENCH_DIR:-}" ] || BENCH_DIR=$(realpath -m "$BENCH_DIR")
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
+enter_repo
 SIZE=${1:-1G}
 SEED=${2:-1}
 DIR=${BENCH_DIR:-bench-data}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
 mkdir -p "$DIR"
 # The release build's binary only when no other is timed (as in
 # benches/state_nights.sh); the log generator always.

@@ -12,14 +12,12 @@
 #        the caller's), FILES (default 16), SHARDS (default 2),
 #        RUNS (default 3), CRAWLAUDIT_PY_ENVS (scripts/spark-env's, default ~/.cache/crawlaudit-py)
 set -euo pipefail
-# A BENCH_DIR given is the caller's path; the default is the repository's.
-[ -z "${BENCH_DIR:-}" ] || BENCH_DIR=$(realpath -m "$BENCH_DIR")
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
+enter_repo
 SIZE=${1:-1G}
 SEED=${2:-1}
 DIR=${BENCH_DIR:-bench-data}
 FILES=${FILES:-16}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
 SETUP_ONLY=1 benches/e2e_logs.sh "$SIZE" "$SEED"
 LOG=$DIR/combined-$SIZE-$SEED.log
 SPLIT=$DIR/split-$FILES-$SIZE-$SEED

@@ -24,12 +24,10 @@
 #        SETUP_ONLY=1: make the cases' logs and snapshot, time nothing
 # Needs: python3.
 set -euo pipefail
-# A BENCH_DIR given is the caller's path; the default is the repository's.
-[ -z "${BENCH_DIR:-}" ] || BENCH_DIR=$(realpath -m "$BENCH_DIR")
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
+enter_repo
 DIR=${BENCH_DIR:-bench-data}
 RUNS=${RUNS:-9}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/crawlaudit-target}
 mkdir -p "$DIR"
 if [ -n "${CRAWLAUDIT_BIN:-}" ]; then
   BIN=$CRAWLAUDIT_BIN

@@ -26,12 +26,10 @@
 set -euo pipefail
 # BIN as the caller meant it, before the move to the repository.
 BIN_ARG=${1:+$(realpath "$1")}
-# A BENCH_DIR given is the caller's path; the default is the repository's.
-[ -z "${BENCH_DIR:-}" ] || BENCH_DIR=$(realpath -m "$BENCH_DIR")
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
+enter_repo
 DIR=${BENCH_DIR:-bench-data}
 export BENCH_DIR=$DIR
-. benches/common.sh
 pick_bin ${BIN_ARG:+"$BIN_ARG"}
 need_farm_bench
 CRAWLAUDIT_BIN=$BIN SETUP_ONLY=1 benches/e2e_logs.sh 1G 1 > /dev/null
